@@ -1,0 +1,16 @@
+/* Logging on stderr with an "aoe: " prefix, filtered by AOE_LOG_LEVEL. */
+#ifndef AOE_LOG_H
+#define AOE_LOG_H
+
+#include "preload/config.h"
+
+void aoe_log_set_level(int level);
+int aoe_log_level(void);
+void aoe_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define AOE_ERROR(...) aoe_log(AOE_LOG_ERROR, __VA_ARGS__)
+#define AOE_WARN(...) aoe_log(AOE_LOG_WARN, __VA_ARGS__)
+#define AOE_INFO(...) aoe_log(AOE_LOG_INFO, __VA_ARGS__)
+#define AOE_DEBUG(...) aoe_log(AOE_LOG_DEBUG, __VA_ARGS__)
+
+#endif

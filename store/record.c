@@ -1,0 +1,2 @@
+/* Placeholder until the record codec lands. */
+#include "store/record.h"

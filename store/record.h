@@ -1,0 +1,62 @@
+/* A knowledge-bank record: the tuned policy of one operator on one device.
+ * In memory it is a fixed-size struct (no allocation on lookup); on disk it is
+ * encoded by record.c in a versioned, self-describing form. */
+#ifndef AOE_RECORD_H
+#define AOE_RECORD_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define AOE_MAX_PARAMS 16
+#define AOE_NAME_LEN 48
+#define AOE_KERNEL_NAME_LEN 128
+#define AOE_SUMMARY_LEN 256
+#define AOE_FINGERPRINT_LEN 256
+
+/* Operator key: 128-bit hash of fingerprint, program identity and shape. */
+typedef struct {
+    uint64_t hi, lo;
+} aoe_key;
+
+typedef struct {
+    char name[AOE_NAME_LEN];
+    int64_t value;
+    uint8_t is_define; /* 1: passed to the compiler as -DNAME=value; 0: work sizes only */
+} aoe_param;
+
+/* A policy: named parameter values and the work sizes they imply. */
+typedef struct {
+    uint32_t n_params;
+    aoe_param params[AOE_MAX_PARAMS];
+    uint32_t work_dim; /* 1..3 */
+    uint64_t global[3];
+    uint64_t local[3]; /* all zero: NULL local size */
+} aoe_policy;
+
+typedef struct {
+    char runtime[16]; /* "opencl", "cuda" */
+    char kernel_name[AOE_KERNEL_NAME_LEN];
+    aoe_policy policy;
+    double default_us, default_spread_us; /* the program's own policy */
+    double tuned_us, tuned_spread_us;     /* this policy */
+    uint32_t evaluations;
+    double tuning_seconds;
+    char strategy[32];
+    char tuner_version[16];
+    int64_t timestamp;             /* unix seconds */
+    char summary[AOE_SUMMARY_LEN]; /* human text: source and shape */
+} aoe_record;
+
+/* Current on-disk format version written by aoe_record_encode. */
+#define AOE_RECORD_VERSION 1
+
+/* Encodes into buf (returns bytes needed; writes only when it fits). */
+size_t aoe_record_encode(const aoe_record *rec, uint8_t *buf, size_t cap);
+/* Decodes; returns 0 or -1 with a reason in err (never reads past len). */
+int aoe_record_decode(const uint8_t *buf, size_t len, aoe_record *rec, char *err, size_t errlen);
+
+/* Key as 32 lowercase hex digits (+NUL), and back (0 / -1). */
+void aoe_key_to_hex(const aoe_key *k, char out[33]);
+int aoe_key_from_hex(const char *hex, aoe_key *k);
+
+#endif

@@ -1,0 +1,45 @@
+/* `aoe`: the command-line entry point. */
+#include "tuner/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: aoe COMMAND [ARGS]\n"
+            "\n"
+            "commands:\n"
+            "  run [--offline] [--repeat] -- CMD ARGS   run a program with the AOE shim\n"
+            "  tune JOB... | --spool DIR | --simulate F  tune operators (or score strategies)\n"
+            "  bank list|show|stats|verify|export|import|merge|delete\n"
+            "                                           inspect and manage the knowledge bank\n"
+            "  config [--json|--markdown]               print the effective configuration\n"
+            "\n"
+            "`aoe COMMAND --help` describes each command. Exit status: 0 ok, 1 failure,\n"
+            "2 usage error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return AOE_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return AOE_EXIT_OK;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("aoe %s\n", AOE_VERSION);
+        return AOE_EXIT_OK;
+    }
+    if (!strcmp(cmd, "config")) return aoe_cmd_config(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bank")) return aoe_cmd_bank(argc - 1, argv + 1);
+    if (!strcmp(cmd, "tune")) return aoe_cmd_tune(argc - 1, argv + 1);
+    if (!strcmp(cmd, "run")) return aoe_cmd_run(argc - 1, argv + 1);
+    fprintf(stderr, "aoe: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return AOE_EXIT_USAGE;
+}

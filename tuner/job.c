@@ -1,0 +1,2 @@
+/* Placeholder until job files land. */
+#include "tuner/job.h"

@@ -1,0 +1,43 @@
+/* Search strategies over an enumerated space of valid configurations. A
+ * strategy only ever proposes configurations from the list (constraint-aware
+ * by construction) and spends one evaluation per distinct configuration. */
+#ifndef AOE_STRATEGY_H
+#define AOE_STRATEGY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    int n_params;
+    const int *n_values;     /* values per parameter (value indices 0..n-1, in value order) */
+    size_t n_configs;        /* number of valid configurations */
+    const uint16_t *configs; /* n_configs rows of n_params value indices */
+} aoe_search_space;
+
+/* Measures configuration `config` (row index). Returns its time (lower is
+ * better, > 0), or a negative value if it failed. */
+typedef double (*aoe_eval_fn)(void *ctx, size_t config);
+
+typedef struct {
+    size_t max_evals;    /* distinct configurations to evaluate at most */
+    double time_limit_s; /* wall-clock limit, 0 = none */
+    uint64_t seed;
+    long start_config; /* evaluate this row first (the default policy), -1 = none */
+} aoe_budget;
+
+typedef struct {
+    long best_config; /* -1 if nothing succeeded */
+    double best_time;
+    size_t evaluations;
+    size_t failures;
+} aoe_search_result;
+
+/* Runs strategy `name` ("brute", "random", "annealing", "genetic", "ils",
+ * "bandit", "auto"). Returns 0, or -1 for an unknown name. */
+int aoe_strategy_run(const char *name, const aoe_search_space *space, aoe_eval_fn eval, void *ctx,
+                     const aoe_budget *budget, aoe_search_result *out);
+
+/* Names of the strategies, NULL-terminated. */
+extern const char *const aoe_strategy_names[];
+
+#endif
