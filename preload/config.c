@@ -46,7 +46,7 @@ const aoe_cfg_decl aoe_cfg_table[AOE_CFG_COUNT] = {
     [AOE_CFG_TIME_LIMIT] = {"AOE_TIME_LIMIT", AOE_CFG_INT, "120", "1..86400",
                             "Seconds the background tuner spends per operator at most."},
     [AOE_CFG_STRATEGY] = {"AOE_STRATEGY", AOE_CFG_ENUM, "auto",
-                          "auto|brute|random|annealing|genetic|ils|bandit",
+                          "auto|brute|random|annealing|genetic|ils|surrogate",
                           "Search strategy of the tuner (auto: the project's best)."},
 };
 
@@ -232,13 +232,23 @@ void aoe_config_print_json(const aoe_config *cfg, FILE *out)
     cJSON_Delete(root);
 }
 
+/* Markdown cells cannot hold a bare '|'. */
+static void put_cell(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|') fputc('\\', out);
+        fputc(*s, out);
+    }
+}
+
 void aoe_config_print_markdown(FILE *out)
 {
     fprintf(out, "| variable | type | default | allowed | meaning |\n");
     fprintf(out, "|---|---|---|---|---|\n");
     for (int i = 0; i < AOE_CFG_COUNT; i++) {
         const aoe_cfg_decl *d = &aoe_cfg_table[i];
-        fprintf(out, "| `%s` | %s | %s | %s | %s |\n", d->name, type_name(d->type),
-                d->def[0] ? d->def : "-", d->allowed ? d->allowed : "-", d->help);
+        fprintf(out, "| `%s` | %s | %s | ", d->name, type_name(d->type), d->def[0] ? d->def : "-");
+        put_cell(out, d->allowed ? d->allowed : "-");
+        fprintf(out, " | %s |\n", d->help);
     }
 }

@@ -11,6 +11,7 @@ int aoe_cmd_config(int argc, char **argv);
 int aoe_cmd_bank(int argc, char **argv);
 int aoe_cmd_tune(int argc, char **argv);
 int aoe_cmd_run(int argc, char **argv);
+int aoe_simulate_main(int argc, char **argv); /* `aoe tune --simulate ...` */
 
 /* Loads the configuration; on a bad value prints the message and returns -1. */
 int aoe_cli_config(aoe_config *cfg);

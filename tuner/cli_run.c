@@ -1,12 +1,251 @@
-/* Placeholder until `aoe run` lands. */
+/* `aoe run [--offline] [--repeat] [--bank PATH] [--json] -- CMD ARGS`: runs a
+ * program with the shim preloaded, then summarises the result files it wrote.
+ * Exits with the program's status (128+N when a signal N ended it). */
 #include "tuner/cli.h"
 
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: aoe run [--offline] [--repeat] [--bank PATH] [--json] -- CMD [ARGS...]\n"
+               "\n"
+               "Runs CMD with libaoe_hook.so preloaded (appended to an existing LD_PRELOAD):\n"
+               "kernels the bank knows launch with their tuned policy, the others are\n"
+               "captured and tuned in the background. After CMD exits, prints a summary of\n"
+               "the result files (aoe_result_opat_*.json) it wrote, on stderr, and exits\n"
+               "with CMD's exit status.\n"
+               "\n"
+               "  --offline    only capture tuning jobs (AOE_TUNE_MODE=offline); tune them\n"
+               "               later with `aoe tune --spool DIR`\n"
+               "  --repeat     tune again even operators the bank knows (REPEAT_TUNE=True);\n"
+               "               an entry is replaced only by a better result\n"
+               "  --bank PATH  knowledge bank directory (TUNE_BANK_PATH)\n"
+               "  --json       print the result files as one JSON array on stdout\n");
+}
+
+static int hook_path(char *out, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return -1;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return -1;
+    *slash = '\0';
+    int w = snprintf(out, len, "%s/../lib/libaoe_hook.so", exe);
+    if (w < 0 || (size_t)w >= len) return -1;
+    char *real = realpath(out, NULL);
+    if (!real) return -1;
+    snprintf(out, len, "%s", real);
+    free(real);
+    return 0;
+}
+
+static int set_preload(const char *hook)
+{
+    const char *old = getenv("LD_PRELOAD");
+    if (!old || !*old) return setenv("LD_PRELOAD", hook, 1);
+    size_t len = strlen(old) + strlen(hook) + 2;
+    char *v = malloc(len);
+    if (!v) return -1;
+    snprintf(v, len, "%s:%s", old, hook);
+    int rc = setenv("LD_PRELOAD", v, 1);
+    free(v);
+    return rc;
+}
+
+typedef struct {
+    cJSON *files;
+    int ops, hit, add, update, reserved, unsatisfied;
+    double base, tuned;
+} run_summary;
+
+static int num(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? (int)v->valuedouble : 0;
+}
+
+static double dnum(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+}
+
+/* Reads every result file in dir written since `since`. */
+static void collect(const char *dir, const struct timespec *since, run_summary *s)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (strncmp(e->d_name, "aoe_result_opat_", 16) || n < 5 ||
+            strcmp(e->d_name + n - 5, ".json"))
+            continue;
+        char path[PATH_MAX];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &st) || st.st_mtim.tv_sec < since->tv_sec ||
+            (st.st_mtim.tv_sec == since->tv_sec && st.st_mtim.tv_nsec < since->tv_nsec))
+            continue; /* an earlier run's file */
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        char *text = malloc((size_t)st.st_size + 1);
+        size_t got = text ? fread(text, 1, (size_t)st.st_size, f) : 0;
+        fclose(f);
+        if (!text) continue;
+        text[got] = '\0';
+        cJSON *root = cJSON_Parse(text);
+        free(text);
+        const cJSON *opat = root ? cJSON_GetObjectItemCaseSensitive(root, "OPAT") : NULL;
+        if (!opat) {
+            cJSON_Delete(root);
+            continue;
+        }
+        const cJSON *rs = cJSON_GetObjectItemCaseSensitive(opat, "repo_summary");
+        s->ops += num(rs, "total");
+        s->hit += num(rs, "hit");
+        s->add += num(rs, "add");
+        s->update += num(rs, "update");
+        s->reserved += num(rs, "reserved");
+        s->unsatisfied += num(rs, "unsatisfied");
+        s->base += dnum(opat, "baseline_total_us");
+        s->tuned += dnum(opat, "tuned_total_us");
+        cJSON_AddStringToObject(root, "path", path);
+        cJSON_AddItemToArray(s->files, root);
+    }
+    closedir(d);
+}
+
+static void print_summary(const run_summary *s, FILE *out)
+{
+    int nfiles = cJSON_GetArraySize(s->files);
+    if (!nfiles) {
+        fprintf(out, "aoe run: no OpenCL kernel launches seen (no result file)\n");
+        return;
+    }
+    fprintf(out, "aoe run: %d operator(s): %d hit, %d added, %d updated, %d reserved, %d untuned\n",
+            s->ops, s->hit, s->add, s->update, s->reserved, s->unsatisfied);
+    fprintf(out, "%-28s %-34s %10s %12s %12s\n", "OPERATOR", "CALL SITE", "LAUNCHES", "BEFORE_US",
+            "AFTER_US");
+    const cJSON *file;
+    cJSON_ArrayForEach(file, s->files)
+    {
+        const cJSON *opat = cJSON_GetObjectItemCaseSensitive(file, "OPAT");
+        const cJSON *mods = cJSON_GetObjectItemCaseSensitive(opat, "modified_operators");
+        const cJSON *m;
+        cJSON_ArrayForEach(m, mods)
+        {
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(m, "op_name");
+            const cJSON *site = cJSON_GetObjectItemCaseSensitive(m, "call_site");
+            fprintf(out, "%-28.28s %-34.34s %10d %12.1f %12.1f\n",
+                    cJSON_IsString(name) ? name->valuestring : "?",
+                    cJSON_IsString(site) ? site->valuestring : "?", num(m, "launches"),
+                    dnum(m, "before_us"), dnum(m, "after_us"));
+        }
+    }
+    double imp = s->base > 0 ? (s->base - s->tuned) / s->base * 100.0 : 0.0;
+    fprintf(out, "kernel time of tuned operators: %.1f us -> %.1f us (%.1f%% less)\n", s->base,
+            s->tuned, imp);
+    cJSON_ArrayForEach(file, s->files)
+    {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(file, "path");
+        if (cJSON_IsString(p)) fprintf(out, "result file: %s\n", p->valuestring);
+    }
+}
 
 int aoe_cmd_run(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "aoe run: not built yet\n");
+    int offline = 0, repeat = 0, json = 0, i = 1;
+    const char *bank = NULL;
+    for (; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) {
+            i++;
+            break;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return AOE_EXIT_OK;
+        } else if (!strcmp(argv[i], "--offline")) {
+            offline = 1;
+        } else if (!strcmp(argv[i], "--repeat")) {
+            repeat = 1;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (!strcmp(argv[i], "--bank") && i + 1 < argc) {
+            bank = argv[++i];
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "aoe run: unknown option '%s' (see aoe run --help)\n", argv[i]);
+            return AOE_EXIT_USAGE;
+        } else {
+            break; /* the command, without a "--" */
+        }
+    }
+    if (i >= argc) {
+        fprintf(stderr, "aoe run: no command given (see aoe run --help)\n");
+        return AOE_EXIT_USAGE;
+    }
+    char hook[PATH_MAX];
+    if (hook_path(hook, sizeof hook)) {
+        fprintf(stderr, "aoe run: libaoe_hook.so not found next to this aoe (../lib/)\n");
+        return AOE_EXIT_FAIL;
+    }
+    if ((bank && setenv("TUNE_BANK_PATH", bank, 1)) ||
+        (offline && setenv("AOE_TUNE_MODE", "offline", 1)) ||
+        (repeat && setenv("REPEAT_TUNE", "True", 1)) || set_preload(hook)) {
+        fprintf(stderr, "aoe run: cannot set the environment: %s\n", strerror(errno));
+        return AOE_EXIT_FAIL;
+    }
+    aoe_config cfg;
+    if (aoe_cli_config(&cfg)) return AOE_EXIT_FAIL;
+    const char *work = cfg.text[AOE_CFG_WORK_PATH];
+    const char *result_dir = (work && *work) ? work : ".";
+    struct timespec start;
+    clock_gettime(CLOCK_REALTIME, &start);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "aoe run: fork: %s\n", strerror(errno));
+        return AOE_EXIT_FAIL;
+    }
+    if (pid == 0) {
+        execvp(argv[i], argv + i);
+        fprintf(stderr, "aoe run: cannot run '%s': %s\n", argv[i], strerror(errno));
+        _exit(127);
+    }
+    /* Like system(): the terminal's signals go to the program. */
+    struct sigaction ign = {0}, old_int, old_quit;
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    run_summary s = {0};
+    s.files = cJSON_CreateArray();
+    collect(result_dir, &start, &s);
+    if (json) {
+        char *text = cJSON_Print(s.files);
+        if (text) printf("%s\n", text);
+        free(text);
+    } else {
+        print_summary(&s, stderr);
+    }
+    cJSON_Delete(s.files);
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
     return AOE_EXIT_FAIL;
 }

@@ -1,12 +1,178 @@
-/* Placeholder until `aoe tune` lands. */
+/* `aoe tune JOB... | --spool DIR [--idle-exit S] | --simulate FILE`: tunes
+ * job files (or a spool of them) and writes the results to the bank. */
+#include "preload/log.h"
+#include "store/bank.h"
 #include "tuner/cli.h"
+#include "tuner/cli_tune.h"
+#include "tuner/runner.h"
+#include "tuner/spool.h"
+#include "tuner/strategy.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: aoe tune [OPTIONS] JOB...\n"
+            "       aoe tune [OPTIONS] --spool DIR [--idle-exit SECONDS]\n"
+            "       aoe tune --simulate FILE.json.gz [--strategy S|all] --max-evals N --runs R\n"
+            "\n"
+            "Tunes each job file (or every job in the spool DIR) and writes the best\n"
+            "verified policy to the knowledge bank when it beats the default by more\n"
+            "than the measured noise (an existing entry is replaced only by a better one).\n"
+            "\n"
+            "  --strategy S      search strategy (default AOE_STRATEGY: auto)\n"
+            "  --max-evals N     variants to measure per job at most (default: the job's,\n"
+            "                    else AOE_MAX_EVALS)\n"
+            "  --time-limit S    seconds of search per job (default: the job's, else\n"
+            "                    AOE_TIME_LIMIT)\n"
+            "  --seed K          strategy seed (default 1)\n"
+            "  --auto-defines    also tune #ifndef/#define defaults (AOE_AUTO_DEFINES)\n"
+            "  --dry-run         measure the default policy only; write nothing\n"
+            "  --bank PATH       knowledge bank directory (default TUNE_BANK_PATH)\n"
+            "  --json            machine-readable results on stdout\n"
+            "  --spool DIR       tune every <key>.job in DIR (one tuner per DIR)\n"
+            "  --idle-exit S     with --spool: exit after S seconds without a new job\n"
+            "                    (default 0: as soon as the spool is empty)\n"
+            "\n"
+            "Exit status: 0 every job tuned, 1 a job failed, 2 usage error.\n");
+}
+
+static int parse_num(const char *flag, const char *v, double lo, double hi, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double d = v ? strtod(v, &end) : 0;
+    if (!v || !*v || *end || errno || !(d >= lo && d <= hi)) {
+        fprintf(stderr, "aoe tune: %s expects a number in %g..%g, got '%s'\n", flag, lo, hi,
+                v ? v : "");
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+/* etc/tunables next to the binary: <bin>/../../etc/tunables in the build tree,
+ * <bin>/../etc/tunables or <bin>/../share/aoe/tunables when installed. */
+static void find_tunables(char *out, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    out[0] = '\0';
+    if (n <= 0) return;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return;
+    *slash = '\0';
+    const char *rel[] = {"/../../etc/tunables", "/../etc/tunables", "/../share/aoe/tunables"};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        struct stat st;
+        snprintf(out, len, "%s%s", exe, rel[i]);
+        if (!stat(out, &st) && S_ISDIR(st.st_mode)) return;
+    }
+    out[0] = '\0';
+}
+
+static int parse_args(int argc, char **argv, aoe_tune_cli *c)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        double d;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            c->help = 1;
+        } else if (!strcmp(a, "--json")) {
+            c->json = 1;
+        } else if (!strcmp(a, "--dry-run")) {
+            c->dry_run = 1;
+        } else if (!strcmp(a, "--auto-defines")) {
+            c->auto_defines = 1;
+        } else if (!strcmp(a, "--strategy") || !strcmp(a, "--bank") || !strcmp(a, "--spool")) {
+            if (!v || !*v) {
+                fprintf(stderr, "aoe tune: %s expects a value\n", a);
+                return -1;
+            }
+            if (!strcmp(a, "--strategy")) c->strategy = v;
+            if (!strcmp(a, "--bank")) c->bank = v;
+            if (!strcmp(a, "--spool")) c->spool = v;
+            i++;
+        } else if (!strcmp(a, "--max-evals")) {
+            if (parse_num(a, v, 1, 1e6, &d) || d != (double)(long)d) return -1;
+            c->max_evals = (size_t)d, i++;
+        } else if (!strcmp(a, "--time-limit")) {
+            if (parse_num(a, v, 0.001, 86400 * 30, &d)) return -1;
+            c->time_limit = d, i++;
+        } else if (!strcmp(a, "--idle-exit")) {
+            if (parse_num(a, v, 0, 86400 * 30, &d)) return -1;
+            c->idle_exit = d, i++;
+        } else if (!strcmp(a, "--seed")) {
+            if (parse_num(a, v, 0, 1.8e19, &d)) return -1;
+            c->seed = (uint64_t)d, c->seed_set = 1, i++;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "aoe tune: unknown option '%s' (see aoe tune --help)\n", a);
+            return -1;
+        } else {
+            c->jobs[c->njobs++] = a;
+        }
+    }
+    return 0;
+}
 
 int aoe_cmd_tune(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "aoe tune: not built yet\n");
-    return AOE_EXIT_FAIL;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--simulate")) return aoe_simulate_main(argc, argv);
+    aoe_tune_cli c;
+    memset(&c, 0, sizeof c);
+    c.jobs = calloc((size_t)argc, sizeof *c.jobs);
+    if (!c.jobs) return AOE_EXIT_FAIL;
+    int rc = AOE_EXIT_USAGE;
+    if (parse_args(argc, argv, &c)) goto out;
+    if (c.help) {
+        usage(stdout);
+        rc = AOE_EXIT_OK;
+        goto out;
+    }
+    if (!c.spool == !c.njobs) {
+        fprintf(stderr, "aoe tune: give job files or --spool DIR (see aoe tune --help)\n");
+        goto out;
+    }
+    aoe_config cfg;
+    rc = AOE_EXIT_FAIL;
+    if (aoe_cli_config(&cfg)) goto out;
+    if (!c.strategy) c.strategy = cfg.text[AOE_CFG_STRATEGY];
+    int known = 0;
+    for (const char *const *n = aoe_strategy_names; *n; n++) known |= !strcmp(*n, c.strategy);
+    if (!known) {
+        fprintf(stderr, "aoe tune: unknown strategy '%s'\n", c.strategy);
+        rc = AOE_EXIT_USAGE;
+        goto out;
+    }
+    c.cfg = &cfg;
+    find_tunables(c.tunables_dir, sizeof c.tunables_dir);
+    if (!c.dry_run) {
+        char path[4096], err[512];
+        if (c.bank)
+            snprintf(path, sizeof path, "%s", c.bank);
+        else if (aoe_config_bank_path(&cfg, path, sizeof path)) {
+            fprintf(stderr, "aoe tune: no bank path: set TUNE_BANK_PATH or HOME\n");
+            goto out;
+        }
+        c.bank_handle = aoe_bank_open(path, AOE_BANK_READWRITE, err, sizeof err);
+        if (!c.bank_handle) {
+            fprintf(stderr, "aoe tune: %s\n", err);
+            goto out;
+        }
+    }
+    rc = c.spool ? aoe_tune_spool(&c) : aoe_tune_files(&c);
+out:
+    if (c.bank_handle) aoe_bank_close(c.bank_handle);
+    free(c.jobs);
+    return rc;
 }

@@ -45,7 +45,13 @@ typedef struct {
     char *space_json;   /* optional explicit search space (JSON text), or NULL */
     uint32_t max_evals; /* budgets; 0 = the tuner's default */
     double time_limit_s;
+    int repeat_tune; /* 1: captured under REPEAT_TUNE=True (tune even if the bank knows it) */
 } aoe_job;
+
+/* Reader limits (a job beyond them is rejected, naming the field). */
+#define AOE_JOB_MAX_ARGS 1024
+#define AOE_JOB_MAX_SCALAR 65536 /* bytes of one scalar argument (structs by value) */
+#define AOE_JOB_MAX_NAME 4096    /* characters of the kernel name */
 
 /* Reads and validates a job file. Returns 0, or -1 with a message naming the
  * field at fault (e.g. "args[2].size: expected a non-negative integer"). */

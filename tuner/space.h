@@ -58,4 +58,16 @@ aoe_tolerance aoe_space_tolerance(const aoe_space *sp);
 /* Human description ("WG0 in {1,2,4..} x TS in {..}: 123 configurations"). */
 const char *aoe_space_describe(const aoe_space *sp);
 
+/* Defaults when a tunables file declares no tolerance. */
+#define AOE_TOLERANCE_REL_L2 1e-4
+#define AOE_TOLERANCE_MAX_ABS 1e-2
+
+/* Raw combinations (product of the value-list sizes) a space may have. */
+#define AOE_SPACE_MAX_COMBINATIONS 4000000
+
+/* The row whose declared and auto-detected parameters all sit at their
+ * defaults (the program's own policy), or -1 (e.g. work-group size tuning,
+ * whose default is the NULL local size, not a row). */
+long aoe_space_default_config(const aoe_space *sp);
+
 #endif

@@ -1,0 +1,97 @@
+/* Capturing a tuning job at the first sight of an operator: the program,
+ * the launch's sizes and every argument, with buffer contents read on the
+ * launch queue before the launch (blocking), up to AOE_CAPTURE_LIMIT_MB per
+ * buffer; larger or unreadable buffers are replayed with synthetic data. */
+#include "hooks/opencl_internal.h"
+
+#include "preload/log.h"
+#include "preload/spool_write.h"
+#include "tuner/job.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void fill_arg(aoe_job_arg *ja, const aoe_cl_arg *a, cl_command_queue q, uint64_t limit)
+{
+    memset(ja, 0, sizeof *ja);
+    switch (a->shape.kind) {
+    case AOE_ARGK_SCALAR:
+        ja->kind = AOE_JOB_ARG_SCALAR;
+        ja->size = a->size;
+        ja->data = malloc(a->size ? a->size : 1);
+        if (ja->data) memcpy(ja->data, a->value, a->size);
+        break;
+    case AOE_ARGK_BUFFER: {
+        ja->kind = AOE_JOB_ARG_BUFFER;
+        ja->size = a->shape.extent;
+        cl_mem_flags flags = 0;
+        if (REAL(clGetMemObjectInfo)(a->mem, CL_MEM_FLAGS, sizeof flags, &flags, NULL) ==
+            CL_SUCCESS)
+            ja->flags = flags;
+        if (ja->size && ja->size <= limit && (ja->data = malloc(ja->size)) &&
+            REAL(clEnqueueReadBuffer)(q, a->mem, CL_TRUE, 0, ja->size, ja->data, 0, NULL, NULL) !=
+                CL_SUCCESS) {
+            free(ja->data); /* e.g. CL_MEM_HOST_NO_ACCESS: synthetic data */
+            ja->data = NULL;
+        }
+        break;
+    }
+    case AOE_ARGK_LOCAL:
+        ja->kind = AOE_JOB_ARG_LOCAL;
+        ja->size = a->shape.extent;
+        break;
+    default:
+        ja->kind = AOE_JOB_ARG_NULLMEM;
+        ja->size = sizeof(cl_mem);
+        break;
+    }
+}
+
+void aoe_cl_capture(aoe_cl_kernel *kr, aoe_op *op, cl_command_queue q, cl_uint dim,
+                    const size_t *gws, const size_t *lws, const aoe_key *key)
+{
+    if (aoe_spool_has(key)) { /* queued, running or failed in another process */
+        aoe_tuner_spawn();    /* a job left by an offline run gets tuned now */
+        return;
+    }
+    aoe_cl_program *p = kr->prog;
+    aoe_job job;
+    memset(&job, 0, sizeof job);
+    job.format = AOE_JOB_FORMAT;
+    job.runtime = "opencl";
+    job.fingerprint = (char *)kr->fingerprint;
+    if (p->kind == AOE_PROG_SOURCE) {
+        job.source = p->source;
+    } else {
+        job.binary = p->binary;
+        job.binary_size = p->binary_len;
+    }
+    job.options = p->options;
+    job.kernel_name = kr->name;
+    job.work_dim = dim;
+    for (cl_uint d = 0; d < dim; d++) {
+        job.global[d] = gws[d];
+        job.local[d] = lws ? lws[d] : 0;
+    }
+    job.has_local = lws != NULL;
+    job.nargs = kr->nargs;
+    job.key = *key;
+    job.call_site = op->call_site;
+    job.repeat_tune = aoe_shim.repeat;
+    job.args = calloc(kr->nargs ? kr->nargs : 1, sizeof *job.args);
+    if (!job.args) return;
+    uint64_t limit = (uint64_t)aoe_shim.cfg.num[AOE_CFG_CAPTURE_LIMIT_MB] << 20;
+    for (cl_uint i = 0; i < kr->nargs; i++) fill_arg(&job.args[i], &kr->args[i], q, limit);
+    int rc = aoe_spool_submit(&job);
+    for (cl_uint i = 0; i < kr->nargs; i++) free(job.args[i].data);
+    free(job.args);
+    if (rc == 1) {
+        op->job_written = 1;
+        op->repeat_job = aoe_shim.repeat;
+        char hex[33];
+        aoe_key_to_hex(key, hex);
+        AOE_DEBUG("captured %s (%s) as %s/%s.job", kr->name, op->call_site, aoe_shim.spool_dir,
+                  hex);
+        aoe_tuner_spawn();
+    }
+}

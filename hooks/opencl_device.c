@@ -1,0 +1,36 @@
+/* Device fingerprints: exactly the four queries the tuner's executor makes,
+ * formatted by store/fingerprint.c, so both sides agree byte for byte. */
+#include "hooks/opencl_internal.h"
+
+#include "store/fingerprint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static aoe_ptr_slot g_slots[256];
+static aoe_ptr_table g_devices = AOE_PTR_TABLE_INIT(g_slots);
+
+const char *aoe_cl_fingerprint(cl_device_id dev)
+{
+    const char *fp = aoe_ptr_find(&g_devices, dev);
+    if (fp) return fp;
+    cl_platform_id plat = NULL;
+    char vendor[256] = "", name[256] = "", driver[256] = "";
+    cl_uint cu = 0;
+    if (REAL(clGetDeviceInfo)(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL) != CL_SUCCESS ||
+        REAL(clGetPlatformInfo)(plat, CL_PLATFORM_VENDOR, sizeof vendor - 1, vendor, NULL) !=
+            CL_SUCCESS ||
+        REAL(clGetDeviceInfo)(dev, CL_DEVICE_NAME, sizeof name - 1, name, NULL) != CL_SUCCESS ||
+        REAL(clGetDeviceInfo)(dev, CL_DRIVER_VERSION, sizeof driver - 1, driver, NULL) !=
+            CL_SUCCESS ||
+        REAL(clGetDeviceInfo)(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL) != CL_SUCCESS)
+        return NULL;
+    char *out = malloc(AOE_FINGERPRINT_LEN);
+    if (!out) return NULL;
+    aoe_fingerprint_format(out, AOE_FINGERPRINT_LEN, "opencl", vendor, name, driver, cu);
+    if (aoe_ptr_insert(&g_devices, dev, out)) {
+        free(out);
+        return NULL;
+    }
+    return out; /* interned for the process: operators keep pointers to it */
+}

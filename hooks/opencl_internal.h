@@ -1,0 +1,183 @@
+/* Shared between the hooks/opencl_*.c files: tracked OpenCL objects and the
+ * real entry points. Internal to libaoe_hook.so. */
+#ifndef AOE_OPENCL_INTERNAL_H
+#define AOE_OPENCL_INTERNAL_H
+
+#include "preload/op_table.h"
+#include "preload/ptr_table.h"
+#include "preload/shim.h"
+#include "store/opkey.h"
+
+/* The shim wraps the deprecated entry points too (programs still call them). */
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_0_APIS
+#include <CL/cl.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---- real entry points: resolved once each, lazily (a Python program loads
+ * libOpenCL long after the constructor). ---- */
+#define AOE_CL_FUNCS(X)                                                                            \
+    X(clCreateProgramWithSource)                                                                   \
+    X(clCreateProgramWithBinary)                                                                   \
+    X(clBuildProgram)                                                                              \
+    X(clReleaseProgram)                                                                            \
+    X(clCreateKernel)                                                                              \
+    X(clCreateKernelsInProgram)                                                                    \
+    X(clCloneKernel)                                                                               \
+    X(clReleaseKernel)                                                                             \
+    X(clSetKernelArg)                                                                              \
+    X(clSetKernelArgSVMPointer)                                                                    \
+    X(clSetKernelExecInfo)                                                                         \
+    X(clCreateBuffer)                                                                              \
+    X(clCreateBufferWithProperties)                                                                \
+    X(clCreateSubBuffer)                                                                           \
+    X(clCreateImage)                                                                               \
+    X(clCreateImage2D)                                                                             \
+    X(clCreateImage3D)                                                                             \
+    X(clCreateImageWithProperties)                                                                 \
+    X(clCreatePipe)                                                                                \
+    X(clReleaseMemObject)                                                                          \
+    X(clEnqueueNDRangeKernel)                                                                      \
+    X(clGetExtensionFunctionAddress)                                                               \
+    X(clGetExtensionFunctionAddressForPlatform)
+
+/* Not wrapped, only called. */
+#define AOE_CL_CALLS(X)                                                                            \
+    X(clGetKernelInfo)                                                                             \
+    X(clGetKernelArgInfo)                                                                          \
+    X(clGetProgramInfo)                                                                            \
+    X(clGetMemObjectInfo)                                                                          \
+    X(clGetCommandQueueInfo)                                                                       \
+    X(clGetDeviceInfo)                                                                             \
+    X(clGetPlatformInfo)                                                                           \
+    X(clEnqueueReadBuffer)                                                                         \
+    X(clReleaseContext)                                                                            \
+    X(clRetainContext)                                                                             \
+    X(clRetainKernel)
+
+#define AOE_CL_ENUM(fn) AOE_CLF_##fn,
+enum { AOE_CL_FUNCS(AOE_CL_ENUM) AOE_CL_CALLS(AOE_CL_ENUM) AOE_CLF_COUNT };
+#undef AOE_CL_ENUM
+
+extern _Atomic(void *) aoe_cl_real_ptr[AOE_CLF_COUNT];
+void *aoe_cl_resolve(int idx);
+
+static inline void *aoe_cl_real(int idx)
+{
+    void *p = atomic_load_explicit(&aoe_cl_real_ptr[idx], memory_order_relaxed);
+    return __builtin_expect(p != NULL, 1) ? p : aoe_cl_resolve(idx);
+}
+
+#define REAL(fn) ((__typeof__(&fn))aoe_cl_real(AOE_CLF_##fn))
+
+/* ---- tracked objects ---- */
+enum { AOE_PROG_SOURCE = 0, AOE_PROG_BINARY = 1, AOE_PROG_UNTUNED = 2 };
+
+enum { AOE_VAR_PENDING = 0, AOE_VAR_READY = 1, AOE_VAR_FAILED = 2 };
+
+/* A variant program: the program rebuilt with a policy's -D values. */
+typedef struct aoe_cl_variant {
+    struct aoe_cl_variant *next;         /* in the program's list */
+    struct aoe_cl_variant *next_request; /* in the build queue */
+    struct aoe_cl_program *prog;
+    const aoe_policy_entry *pol;
+    cl_program vprog;
+    atomic_int state; /* AOE_VAR_* */
+} aoe_cl_variant;
+
+typedef struct aoe_cl_program {
+    atomic_int refs; /* the table's + one per kernel + one per queued variant */
+    cl_program prog;
+    cl_context ctx;
+    int kind;     /* AOE_PROG_* */
+    char *source; /* sources concatenated (SOURCE) */
+    size_t source_len;
+    unsigned char *binary; /* the first device's binary (BINARY) */
+    size_t binary_len;
+    aoe_hash128 hash;
+    char *options; /* build options of the last successful build ("" if none) */
+    cl_uint ndev;
+    cl_device_id *devs;
+    _Atomic(aoe_cl_variant *) variants;
+} aoe_cl_program;
+
+/* Argument state of a kernel object as the program set it. */
+typedef struct {
+    aoe_arg_shape shape; /* shape.bytes points at value (scalars) */
+    size_t size;         /* arg_size as passed */
+    int is_null;         /* arg_value was NULL */
+    cl_mem mem;          /* memory object (BUFFER) */
+    uint32_t version;    /* bumped by every clSetKernelArg on it */
+    unsigned char inline_value[64];
+    unsigned char *value; /* inline_value or heap copy (scalars, cl_mem) */
+    size_t cap;           /* bytes allocated when value is on the heap */
+} aoe_cl_arg;
+
+typedef struct aoe_cl_kernel {
+    cl_kernel k;
+    aoe_cl_program *prog;
+    char name[128];
+    cl_uint nargs;
+    aoe_cl_arg *args;
+    aoe_arg_shape *shapes;     /* contiguous copy for aoe_opkey_launch */
+    int untunable;             /* images, samplers, SVM, exec info, untracked program */
+    unsigned char *arg_is_mem; /* per arg: 1 global/constant pointer, 2 local, 3 image/sampler */
+    uint32_t shape_version;    /* bumped when an argument's shape changes */
+    uint32_t arg_version;      /* bumped by every clSetKernelArg */
+    int captures;              /* jobs captured from this kernel object */
+    /* kernel part of the key, per device */
+    cl_command_queue kq;
+    uint64_t kpart;
+    const char *fingerprint;
+    /* launch cache (seqlock: readers never write; one writer at a time) */
+    atomic_uint cache_seq;
+    atomic_int cache_writer;
+    uint32_t c_shape_version;
+    cl_command_queue c_queue;
+    cl_uint c_dim;
+    size_t c_global[3], c_local[3];
+    int c_has_local;
+    aoe_op *c_op;
+    /* launch counters (per kernel object: plain increments) */
+    aoe_op *count_op;
+    uint64_t count, tuned_count;
+    /* hit path */
+    const aoe_policy_entry *broken_pol; /* its tuned launch was refused: use the default */
+    const aoe_policy_entry *v_pol;
+    cl_kernel vk;          /* variant kernel for v_pol */
+    uint32_t *vk_versions; /* argument versions mirrored onto vk */
+    uint32_t vk_arg_version;
+} aoe_cl_kernel;
+
+extern aoe_ptr_table aoe_cl_programs; /* cl_program -> aoe_cl_program */
+extern aoe_ptr_table aoe_cl_kernels;  /* cl_kernel -> aoe_cl_kernel */
+extern aoe_ptr_table aoe_cl_mems;     /* cl_mem -> encoded size (see mem_value) */
+
+/* cl_mem table values: buffers (size << 2) | 1, images/pipes 2. */
+static inline uintptr_t aoe_cl_mem_buffer_value(size_t size)
+{
+    return ((uintptr_t)size << 2) | 1;
+}
+
+void aoe_cl_program_unref(aoe_cl_program *p);
+
+/* opencl_device.c: the interned fingerprint of a device. */
+const char *aoe_cl_fingerprint(cl_device_id dev);
+
+/* opencl_launch.c */
+aoe_op *aoe_cl_launch_slow(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim, const size_t *gws,
+                           const size_t *lws);
+void aoe_cl_flush_kernel_counts(aoe_cl_kernel *kr);
+
+/* opencl_variant.c */
+aoe_cl_variant *aoe_cl_variant_get(aoe_cl_program *p, const aoe_policy_entry *pol);
+void aoe_cl_kernel_drop_variant(aoe_cl_kernel *kr);
+
+/* opencl_capture.c: captures the job of this launch and queues it. */
+void aoe_cl_capture(aoe_cl_kernel *kr, aoe_op *op, cl_command_queue q, cl_uint dim,
+                    const size_t *gws, const size_t *lws, const aoe_key *key);
+
+#endif

@@ -1,0 +1,206 @@
+/* clEnqueueNDRangeKernel: the launch path. Steady state: one lock-free table
+ * probe for the kernel object, a seqlock-protected cache compare (same
+ * queue, sizes and argument shapes as last time), one acquire load of the
+ * operator's policy. No getenv, syscalls, locks, allocation or global atomic
+ * counters. Everything else (key computation, bank lookup, capture) happens
+ * at the first sight of a shape, in launch_slow. */
+#include "hooks/opencl_internal.h"
+
+#include "preload/callsite.h"
+#include "preload/log.h"
+#include "preload/result_file.h"
+#include "preload/spool_write.h"
+#include "preload/tune_ops.h"
+
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_CAPTURES_PER_KERNEL 16 /* keeps a kernel whose scalars change every launch cheap */
+#define USE_DEFAULT 1              /* launch_tuned: no tuned launch possible (yet) */
+
+static inline int same_sizes(const size_t *a, const size_t *b, cl_uint dim)
+{
+    for (cl_uint d = 0; d < dim; d++)
+        if (a[d] != b[d]) return 0;
+    return 1;
+}
+
+/* Lock-free read of the launch cache; NULL when it does not match. */
+static inline aoe_op *cache_lookup(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim,
+                                   const size_t *gws, const size_t *lws)
+{
+    unsigned s = atomic_load_explicit(&kr->cache_seq, memory_order_acquire);
+    if (s & 1) return NULL;
+    aoe_op *op = kr->c_op;
+    if (!op || kr->c_shape_version != kr->shape_version || kr->c_queue != q || kr->c_dim != dim ||
+        !same_sizes(kr->c_global, gws, dim) || kr->c_has_local != (lws != NULL) ||
+        (lws && !same_sizes(kr->c_local, lws, dim)))
+        return NULL;
+    atomic_thread_fence(memory_order_acquire);
+    return atomic_load_explicit(&kr->cache_seq, memory_order_relaxed) == s ? op : NULL;
+}
+
+static void cache_store(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim, const size_t *gws,
+                        const size_t *lws, aoe_op *op)
+{
+    if (atomic_exchange_explicit(&kr->cache_writer, 1, memory_order_acquire)) return;
+    unsigned s = atomic_load_explicit(&kr->cache_seq, memory_order_relaxed);
+    atomic_store_explicit(&kr->cache_seq, s + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    kr->c_shape_version = kr->shape_version;
+    kr->c_queue = q;
+    kr->c_dim = dim;
+    memcpy(kr->c_global, gws, dim * sizeof *gws);
+    kr->c_has_local = lws != NULL;
+    if (lws) memcpy(kr->c_local, lws, dim * sizeof *lws);
+    kr->c_op = op;
+    atomic_store_explicit(&kr->cache_seq, s + 2, memory_order_release);
+    atomic_store_explicit(&kr->cache_writer, 0, memory_order_release);
+}
+
+void aoe_cl_flush_kernel_counts(aoe_cl_kernel *kr)
+{
+    aoe_op *op = kr->count_op;
+    if (!op) return;
+    uint64_t n = kr->count, t = kr->tuned_count;
+    kr->count = kr->tuned_count = 0;
+    if (n) atomic_fetch_add(&op->launches, n);
+    if (t) atomic_fetch_add(&op->tuned_launches, t);
+}
+
+static int kernel_part(aoe_cl_kernel *kr, cl_command_queue q)
+{
+    if (kr->kq == q && kr->fingerprint) return 0;
+    cl_device_id dev = NULL;
+    if (REAL(clGetCommandQueueInfo)(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS)
+        return -1;
+    const char *fp = aoe_cl_fingerprint(dev);
+    if (!fp) return -1;
+    kr->kpart = aoe_opkey_kernel(fp, kr->prog->hash, kr->name, kr->prog->options);
+    kr->fingerprint = fp;
+    kr->kq = q;
+    return 0;
+}
+
+/* First sight of an operator in this process: call site, bank lookup, and
+ * the capture decision. */
+static void first_sight(aoe_cl_kernel *kr, aoe_op *op, cl_command_queue q, cl_uint dim,
+                        const size_t *gws, const size_t *lws, const aoe_key *key)
+{
+    aoe_callsite_describe(op->call_site, sizeof op->call_site);
+    aoe_bank *bank = aoe_shim_bank();
+    if (bank) aoe_op_refresh(op, bank); /* the poller may have published it meanwhile */
+    const aoe_policy_entry *p = atomic_load_explicit(&op->policy, memory_order_acquire);
+    if (p) {
+        op->first = AOE_OP_FIRST_HIT;
+        op->first_timestamp = p->rec.timestamp;
+        aoe_shim_note_active();
+    }
+    if (aoe_shim.mode == AOE_MODE_OFF) return;
+    if (op->first == AOE_OP_FIRST_HIT && !aoe_shim.repeat) return;
+    if (!aoe_tune_ops_allows(kr->name)) return;
+    if (kr->captures >= MAX_CAPTURES_PER_KERNEL) return;
+    kr->captures++;
+    aoe_cl_capture(kr, op, q, dim, gws, lws, key);
+}
+
+aoe_op *aoe_cl_launch_slow(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim, const size_t *gws,
+                           const size_t *lws)
+{
+    if (!aoe_shim_init()) return NULL;
+    for (cl_uint i = 0; i < kr->nargs; i++)
+        if (kr->shapes[i].kind == AOE_ARGK_UNSET) return NULL; /* the runtime reports it */
+    if (kernel_part(kr, q)) return NULL;
+    aoe_result_start();
+    aoe_poller_start();
+    aoe_key key = aoe_opkey_launch(kr->kpart, dim, gws, lws, kr->nargs, kr->shapes);
+    int created = 0;
+    aoe_op *op = aoe_op_get_or_create(&key, kr->name, kr->fingerprint, &created);
+    if (!op) return NULL;
+    if (created) first_sight(kr, op, q, dim, gws, lws, &key);
+    cache_store(kr, q, dim, gws, lws, op);
+    return op;
+}
+
+/* Mirrors the program's argument values onto the variant kernel: only those
+ * set since the last mirroring. */
+static int mirror_args(aoe_cl_kernel *kr)
+{
+    if (kr->vk_arg_version == kr->arg_version) return 0;
+    for (cl_uint i = 0; i < kr->nargs; i++) {
+        aoe_cl_arg *a = &kr->args[i];
+        if (kr->vk_versions[i] == a->version) continue;
+        if (REAL(clSetKernelArg)(kr->vk, i, a->size, a->is_null ? NULL : a->value) != CL_SUCCESS)
+            return -1;
+        kr->vk_versions[i] = a->version;
+    }
+    kr->vk_arg_version = kr->arg_version;
+    return 0;
+}
+
+static cl_kernel variant_kernel(aoe_cl_kernel *kr, const aoe_policy_entry *pol)
+{
+    if (kr->v_pol == pol) return kr->vk; /* NULL while its program builds, or if it failed */
+    aoe_cl_variant *v = aoe_cl_variant_get(kr->prog, pol);
+    if (!v) return NULL;
+    int st = atomic_load_explicit(&v->state, memory_order_acquire);
+    if (st == AOE_VAR_PENDING) return NULL; /* the default runs until it is built */
+    aoe_cl_kernel_drop_variant(kr);
+    kr->v_pol = pol;
+    if (st != AOE_VAR_READY) return NULL;
+    cl_int err = CL_SUCCESS;
+    kr->vk_versions = calloc(kr->nargs ? kr->nargs : 1, sizeof *kr->vk_versions);
+    if (!kr->vk_versions) return NULL;
+    kr->vk = REAL(clCreateKernel)(v->vprog, kr->name, &err);
+    kr->vk_arg_version = (uint32_t)-1;
+    return kr->vk;
+}
+
+static cl_int launch_tuned(aoe_cl_kernel *kr, const aoe_policy_entry *pol, cl_command_queue q,
+                           cl_uint dim, const size_t *off, const size_t *gws, const size_t *lws,
+                           cl_uint nev, const cl_event *evs, cl_event *ev)
+{
+    cl_kernel k = kr->k;
+    if (pol->defines[0]) {
+        k = variant_kernel(kr, pol);
+        if (!k || mirror_args(kr)) return USE_DEFAULT;
+    }
+    const size_t *g = pol->work_dim == dim && pol->global[0] ? pol->global : gws;
+    const size_t *l = pol->work_dim == dim ? (pol->has_local ? pol->local : NULL) : lws;
+    cl_int rc = REAL(clEnqueueNDRangeKernel)(q, k, dim, off, g, l, nev, evs, ev);
+    return rc;
+}
+
+EXPORT cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dim,
+                                     const size_t *off, const size_t *gws, const size_t *lws,
+                                     cl_uint nev, const cl_event *evs, cl_event *ev)
+{
+    __typeof__(&clEnqueueNDRangeKernel) real = REAL(clEnqueueNDRangeKernel);
+    if (__builtin_expect(!real, 0)) return CL_INVALID_PLATFORM;
+    if (!aoe_shim_active || !gws || dim < 1 || dim > 3) goto pass;
+    aoe_cl_kernel *kr = aoe_ptr_find(&aoe_cl_kernels, k);
+    if (!kr || kr->untunable) goto pass;
+    aoe_op *op = cache_lookup(kr, q, dim, gws, lws);
+    if (__builtin_expect(!op, 0) && !(op = aoe_cl_launch_slow(kr, q, dim, gws, lws))) goto pass;
+    if (__builtin_expect(kr->count_op != op, 0)) {
+        aoe_cl_flush_kernel_counts(kr);
+        kr->count_op = op;
+    }
+    kr->count++;
+    const aoe_policy_entry *pol = atomic_load_explicit(&op->policy, memory_order_acquire);
+    if (pol && kr->broken_pol != pol) {
+        cl_int rc = launch_tuned(kr, pol, q, dim, off, gws, lws, nev, evs, ev);
+        if (rc == CL_SUCCESS) {
+            kr->tuned_count++;
+            return rc;
+        }
+        if (rc != USE_DEFAULT) {
+            /* The tuned launch was refused (nothing was enqueued): the
+             * program's own launch decides what the program sees. */
+            kr->broken_pol = pol;
+            AOE_DEBUG("tuned launch of %s refused (%d); default used", kr->name, rc);
+        }
+    }
+pass:
+    return real(q, k, dim, off, gws, lws, nev, evs, ev);
+}

@@ -1,0 +1,116 @@
+#include "preload/op_table.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OP_CAP 16384u /* operators per process; beyond it launches pass through */
+
+static _Atomic(aoe_op *) g_slots[OP_CAP];
+static atomic_size_t g_count;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t slot_of(const aoe_key *k)
+{
+    return (size_t)(k->lo ^ (k->hi >> 7)) & (OP_CAP - 1);
+}
+
+aoe_op *aoe_op_find(const aoe_key *key)
+{
+    size_t i = slot_of(key);
+    for (size_t n = 0; n < OP_CAP; n++, i = (i + 1) & (OP_CAP - 1)) {
+        aoe_op *op = atomic_load_explicit(&g_slots[i], memory_order_acquire);
+        if (!op) return NULL;
+        if (op->key.hi == key->hi && op->key.lo == key->lo) return op;
+    }
+    return NULL;
+}
+
+aoe_op *aoe_op_get_or_create(const aoe_key *key, const char *kernel_name, const char *fingerprint,
+                             int *created)
+{
+    *created = 0;
+    aoe_op *op = aoe_op_find(key);
+    if (op) return op;
+    pthread_mutex_lock(&g_lock);
+    size_t i = slot_of(key);
+    for (size_t n = 0; n < OP_CAP; n++, i = (i + 1) & (OP_CAP - 1)) {
+        aoe_op *cur = atomic_load_explicit(&g_slots[i], memory_order_relaxed);
+        if (cur && cur->key.hi == key->hi && cur->key.lo == key->lo) {
+            op = cur;
+            break;
+        }
+        if (!cur) {
+            /* Keep a quarter free so probes stay short. */
+            if (atomic_load(&g_count) >= OP_CAP - OP_CAP / 4) break;
+            op = calloc(1, sizeof *op);
+            if (!op) break;
+            op->key = *key;
+            op->fingerprint = fingerprint;
+            snprintf(op->kernel_name, sizeof op->kernel_name, "%s", kernel_name);
+            atomic_store_explicit(&g_slots[i], op, memory_order_release);
+            atomic_fetch_add(&g_count, 1);
+            *created = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    return op;
+}
+
+void aoe_op_foreach(aoe_op_visit fn, void *ctx)
+{
+    for (size_t i = 0; i < OP_CAP; i++) {
+        aoe_op *op = atomic_load_explicit(&g_slots[i], memory_order_acquire);
+        if (op) fn(op, ctx);
+    }
+}
+
+size_t aoe_op_count(void)
+{
+    return atomic_load(&g_count);
+}
+
+aoe_policy_entry *aoe_policy_from_record(const aoe_record *rec)
+{
+    const aoe_policy *p = &rec->policy;
+    if (p->work_dim > 3 || p->n_params > AOE_MAX_PARAMS) return NULL;
+    aoe_policy_entry *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    e->rec = *rec;
+    e->work_dim = p->work_dim;
+    for (uint32_t d = 0; d < p->work_dim; d++) {
+        e->global[d] = (size_t)p->global[d];
+        e->local[d] = (size_t)p->local[d];
+        if (p->local[d]) e->has_local = 1;
+    }
+    size_t n = 0;
+    for (uint32_t i = 0; i < p->n_params; i++) {
+        const aoe_param *prm = &p->params[i];
+        if (!prm->is_define) continue;
+        char name[AOE_NAME_LEN + 1];
+        memcpy(name, prm->name, AOE_NAME_LEN);
+        name[AOE_NAME_LEN] = '\0';
+        int w = snprintf(e->defines + n, sizeof e->defines - n, " -D%s=%" PRId64, name, prm->value);
+        if (w < 0 || (size_t)w >= sizeof e->defines - n) {
+            free(e);
+            return NULL;
+        }
+        n += (size_t)w;
+    }
+    return e;
+}
+
+void aoe_op_table_atfork_child(void)
+{
+    pthread_mutex_init(&g_lock, NULL);
+    /* The child's result file counts its own launches only. */
+    for (size_t i = 0; i < OP_CAP; i++) {
+        aoe_op *op = atomic_load_explicit(&g_slots[i], memory_order_relaxed);
+        if (!op) continue;
+        atomic_store(&op->launches, 0);
+        atomic_store(&op->tuned_launches, 0);
+    }
+}

@@ -1,0 +1,66 @@
+/* The in-process operator table: one entry per operator key this process has
+ * launched, holding the policy the bank knows for it. Entries are created at
+ * the first sight of a key (not on the launch path's steady state) and never
+ * freed; a policy is an immutable object published with a release store, so a
+ * launch reads it with one acquire load. */
+#ifndef AOE_OP_TABLE_H
+#define AOE_OP_TABLE_H
+
+#include "store/record.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    aoe_record rec;     /* as read from the bank */
+    uint32_t work_dim;  /* 0: keep the program's sizes */
+    size_t global[3];   /* tuned global size (the program's if the policy keeps it) */
+    size_t local[3];    /* tuned local size */
+    int has_local;      /* 0: NULL local size */
+    char defines[1024]; /* " -DNAME=value ..." added to the build options, or "" */
+} aoe_policy_entry;
+
+enum {
+    AOE_OP_FIRST_MISS = 0, /* bank had nothing at first sight */
+    AOE_OP_FIRST_HIT = 1   /* bank had a policy at first sight */
+};
+
+typedef struct aoe_op {
+    aoe_key key;
+    const char *fingerprint; /* device fingerprint (interned by the hooks, never freed) */
+    _Atomic(const aoe_policy_entry *) policy;
+    int first;                            /* AOE_OP_FIRST_* */
+    int64_t first_timestamp;              /* bank record timestamp at first sight (0: none) */
+    int job_written;                      /* a job was written to the spool by this process */
+    int repeat_job;                       /* the job asked for re-tuning */
+    atomic_uint_least64_t launches;       /* launches seen (flushed from kernels) */
+    atomic_uint_least64_t tuned_launches; /* of which went out with a tuned policy */
+    double active_after_s; /* seconds from the first launch until its policy was published */
+    char kernel_name[128];
+    char call_site[256];
+} aoe_op;
+
+/* Lock-free lookup. */
+aoe_op *aoe_op_find(const aoe_key *key);
+/* Finds or creates (mutex; first sight only). *created is set when new.
+ * NULL when the table is full. */
+aoe_op *aoe_op_get_or_create(const aoe_key *key, const char *kernel_name, const char *fingerprint,
+                             int *created);
+/* Iterates over every operator (stable pointers). */
+typedef void (*aoe_op_visit)(aoe_op *op, void *ctx);
+void aoe_op_foreach(aoe_op_visit fn, void *ctx);
+size_t aoe_op_count(void);
+
+/* Builds a policy entry from a bank record for a launch of work_dim dims
+ * (NULL when it does not apply, e.g. another dimensionality). */
+aoe_policy_entry *aoe_policy_from_record(const aoe_record *rec);
+
+/* Reads op's record from the bank and publishes it when new or changed.
+ * Returns 1 when a new policy was published. */
+struct aoe_bank;
+int aoe_op_refresh(aoe_op *op, struct aoe_bank *bank);
+
+void aoe_op_table_atfork_child(void);
+
+#endif

@@ -1,0 +1,180 @@
+/* The background thread: every AOE_POLL_MS it reads the bank's generation
+ * counter; when it moved, it reloads the policies of the operators this
+ * process has seen and publishes the new ones (the next launch switches),
+ * builds variant programs off the launching threads, and rewrites the result
+ * file. Launches themselves never make a syscall to learn about results. */
+#include "preload/log.h"
+#include "preload/op_table.h"
+#include "preload/result_file.h"
+#include "preload/shim.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
+static pthread_t g_thread;
+static int g_started, g_stop, g_wake;
+static _Atomic(aoe_bank *) g_bank;
+static pthread_mutex_t g_bank_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int g_bank_logged, g_active_logged;
+static uint64_t g_last_gen;
+
+aoe_bank *aoe_shim_bank(void)
+{
+    aoe_bank *b = atomic_load_explicit(&g_bank, memory_order_acquire);
+    if (b) return b;
+    pthread_mutex_lock(&g_bank_lock);
+    b = atomic_load_explicit(&g_bank, memory_order_relaxed);
+    if (!b) {
+        char err[512];
+        struct stat st;
+        /* A bank that does not exist yet is normal (the tuner creates it). */
+        if (stat(aoe_shim.bank_path, &st) == 0) {
+            b = aoe_bank_open(aoe_shim.bank_path, AOE_BANK_READONLY, err, sizeof err);
+            if (!b)
+                aoe_shim_log_once(&g_bank_logged, AOE_LOG_WARN, "bank %s: %s (running untuned)",
+                                  aoe_shim.bank_path, err);
+            else
+                atomic_store_explicit(&g_bank, b, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&g_bank_lock);
+    return b;
+}
+
+typedef struct {
+    aoe_bank *bank;
+    int changed;
+} reload_ctx;
+
+static int same_record(const aoe_record *a, const aoe_record *b)
+{
+    return a->timestamp == b->timestamp && a->tuned_us == b->tuned_us &&
+           !memcmp(&a->policy, &b->policy, sizeof a->policy);
+}
+
+/* Publishes op's policy from the bank when it is new or changed. */
+int aoe_op_refresh(aoe_op *op, aoe_bank *bank)
+{
+    aoe_record rec;
+    memset(&rec, 0, sizeof rec);
+    if (aoe_bank_get(bank, op->fingerprint, &op->key, &rec) != 1) return 0;
+    const aoe_policy_entry *cur = atomic_load_explicit(&op->policy, memory_order_acquire);
+    if (cur && same_record(&cur->rec, &rec)) return 0;
+    aoe_policy_entry *e = aoe_policy_from_record(&rec);
+    if (!e) return 0;
+    if (!cur) op->active_after_s = aoe_result_elapsed();
+    /* The old entry is never freed: a launch may still be reading it. */
+    atomic_store_explicit(&op->policy, e, memory_order_release);
+    return 1;
+}
+
+static void reload_one(aoe_op *op, void *vctx)
+{
+    reload_ctx *ctx = vctx;
+    if (aoe_op_refresh(op, ctx->bank)) ctx->changed++;
+}
+
+static void tick(void)
+{
+    aoe_bank *bank = aoe_shim_bank();
+    if (bank) {
+        uint64_t gen = aoe_bank_generation(bank);
+        if (gen != g_last_gen) {
+            g_last_gen = gen;
+            reload_ctx ctx = {bank, 0};
+            aoe_op_foreach(reload_one, &ctx);
+            if (ctx.changed) {
+                aoe_shim_log_once(&g_active_logged, AOE_LOG_INFO, "tuned policies active (bank %s)",
+                                  aoe_shim.bank_path);
+                AOE_DEBUG("%d new policies from the bank", ctx.changed);
+                aoe_result_write();
+            }
+        }
+    }
+    aoe_hook_build_variants();
+}
+
+void aoe_shim_note_active(void)
+{
+    aoe_shim_log_once(&g_active_logged, AOE_LOG_INFO, "tuned policies active (bank %s)",
+                      aoe_shim.bank_path);
+}
+
+static void *poller_main(void *arg)
+{
+    (void)arg;
+    long ms = aoe_shim.cfg.num[AOE_CFG_POLL_MS];
+    pthread_mutex_lock(&g_lock);
+    while (!g_stop) {
+        pthread_mutex_unlock(&g_lock);
+        tick();
+        pthread_mutex_lock(&g_lock);
+        if (g_stop) break;
+        if (!g_wake) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += ms / 1000;
+            ts.tv_nsec += (ms % 1000) * 1000000L;
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&g_cond, &g_lock, &ts);
+        }
+        g_wake = 0;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return NULL;
+}
+
+void aoe_poller_start(void)
+{
+    pthread_mutex_lock(&g_lock);
+    if (!g_started && !g_stop) {
+        /* The program's signals keep going to the program's threads. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        if (pthread_create(&g_thread, NULL, poller_main, NULL) == 0) g_started = 1;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+void aoe_poller_wake(void)
+{
+    pthread_mutex_lock(&g_lock);
+    g_wake = 1;
+    pthread_cond_signal(&g_cond);
+    pthread_mutex_unlock(&g_lock);
+}
+
+void aoe_poller_stop(void)
+{
+    pthread_mutex_lock(&g_lock);
+    int started = g_started;
+    g_stop = 1;
+    pthread_cond_signal(&g_cond);
+    pthread_mutex_unlock(&g_lock);
+    if (started && !pthread_equal(pthread_self(), g_thread)) pthread_join(g_thread, NULL);
+    g_started = 0;
+}
+
+void aoe_poller_atfork_child(void)
+{
+    /* The thread did not survive the fork; the bank handle must not be used
+     * (LMDB): abandon it, never close it. */
+    pthread_mutex_init(&g_lock, NULL);
+    pthread_cond_init(&g_cond, NULL);
+    pthread_mutex_init(&g_bank_lock, NULL);
+    g_started = g_stop = g_wake = 0;
+    g_last_gen = 0;
+    atomic_store(&g_bank, NULL);
+    atomic_store(&g_bank_logged, 0);
+}

@@ -1,0 +1,44 @@
+/* Real-symbol resolution. dlsym(RTLD_NEXT) finds the runtime when the
+ * program linked it; when the runtime was loaded by an RTLD_LOCAL dlopen
+ * (every Python extension module) it is not in the global scope, so the
+ * fallback asks the already loaded library itself (RTLD_NOLOAD: never loads). */
+#include "preload/shim.h"
+
+#include <dlfcn.h>
+#include <stddef.h>
+
+typedef void *(*dlsym_fn)(void *, const char *);
+
+static _Atomic(dlsym_fn) g_real_dlsym;
+
+static dlsym_fn resolve_real_dlsym(void)
+{
+    dlsym_fn f = atomic_load_explicit(&g_real_dlsym, memory_order_acquire);
+    if (f) return f;
+    /* glibc >= 2.34 exports dlsym@GLIBC_2.34 from libc; older programs (and
+     * libdl.so.2) use dlsym@GLIBC_2.2.5. Either is the real one. */
+    f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+    if (!f) f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+    if (!f) f = (dlsym_fn)dlvsym(RTLD_DEFAULT, "dlsym", "GLIBC_2.34");
+    if (!f) f = (dlsym_fn)dlvsym(RTLD_DEFAULT, "dlsym", "GLIBC_2.2.5");
+    atomic_store_explicit(&g_real_dlsym, f, memory_order_release);
+    return f;
+}
+
+void *aoe_real_dlsym(void *handle, const char *name)
+{
+    dlsym_fn f = resolve_real_dlsym();
+    return f ? f(handle, name) : NULL;
+}
+
+void *aoe_real_sym(const char *name, const char *library)
+{
+    void *p = aoe_real_dlsym(RTLD_NEXT, name);
+    if (p) return p;
+    void *h = dlopen(library, RTLD_NOLOAD | RTLD_LAZY);
+    if (!h) return NULL;
+    p = aoe_real_dlsym(h, name);
+    /* Drop the reference NOLOAD took: the program's own handle keeps it loaded. */
+    dlclose(h);
+    return p;
+}

@@ -1,0 +1,180 @@
+#include "preload/result_file.h"
+
+#include "preload/log.h"
+#include "preload/op_table.h"
+#include "preload/shim.h"
+#include "preload/spool_write.h"
+
+#include <cjson/cJSON.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int g_started;
+static struct timespec g_t0;
+static char g_name[128];
+
+void aoe_result_start(void)
+{
+    if (atomic_load_explicit(&g_started, memory_order_acquire)) return;
+    pthread_mutex_lock(&g_lock);
+    if (!atomic_load(&g_started)) {
+        clock_gettime(CLOCK_MONOTONIC, &g_t0);
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        char ts[32];
+        strftime(ts, sizeof ts, "%Y%m%d%H%M%S", &tm);
+        snprintf(g_name, sizeof g_name, "aoe_result_opat_%s_%ld", ts, (long)getpid());
+        atomic_store_explicit(&g_started, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+typedef struct {
+    cJSON *mods;
+    double base_us, tuned_us;
+    unsigned long long launches, timed_launches;
+    int add, hit, update, reserved, unsatisfied, total;
+} summary;
+
+static void visit(aoe_op *op, void *vctx)
+{
+    summary *s = vctx;
+    unsigned long long n = atomic_load(&op->launches);
+    unsigned long long nt = atomic_load(&op->tuned_launches);
+    const aoe_policy_entry *p = atomic_load_explicit(&op->policy, memory_order_acquire);
+    s->total++;
+    s->launches += n;
+    if (!p) {
+        s->unsatisfied++;
+        return;
+    }
+    if (op->first == AOE_OP_FIRST_MISS)
+        s->add++;
+    else if (p->rec.timestamp != op->first_timestamp)
+        s->update++;
+    else if (op->repeat_job && !aoe_spool_has(&op->key))
+        s->reserved++; /* re-tuned, the bank's entry stayed the better one */
+    else
+        s->hit++;
+    double before = p->rec.default_us, after = p->rec.tuned_us;
+    s->base_us += (double)n * before;
+    s->tuned_us += (double)nt * after + (double)(n - (nt < n ? nt : n)) * before;
+    s->timed_launches += n;
+    cJSON *m = cJSON_CreateObject();
+    char hex[33];
+    aoe_key_to_hex(&op->key, hex);
+    cJSON_AddStringToObject(m, "op_name", op->kernel_name);
+    cJSON_AddStringToObject(m, "key", hex);
+    cJSON_AddStringToObject(m, "call_site", op->call_site);
+    cJSON_AddNumberToObject(m, "before_us", before);
+    cJSON_AddNumberToObject(m, "after_us", after);
+    cJSON_AddNumberToObject(m, "launches", (double)n);
+    cJSON_AddNumberToObject(m, "tuned_launches", (double)nt);
+    cJSON_AddNumberToObject(m, "policy_active_after_s", op->active_after_s);
+    cJSON *pol = cJSON_AddObjectToObject(m, "policy");
+    cJSON *gl = cJSON_AddArrayToObject(pol, "global");
+    cJSON *lo = cJSON_AddArrayToObject(pol, "local");
+    for (uint32_t d = 0; d < p->work_dim; d++) {
+        cJSON_AddItemToArray(gl, cJSON_CreateNumber((double)p->global[d]));
+        cJSON_AddItemToArray(lo, cJSON_CreateNumber((double)p->local[d]));
+    }
+    for (uint32_t i = 0; i < p->rec.policy.n_params && i < AOE_MAX_PARAMS; i++) {
+        char name[AOE_NAME_LEN + 1];
+        memcpy(name, p->rec.policy.params[i].name, AOE_NAME_LEN);
+        name[AOE_NAME_LEN] = '\0';
+        cJSON_AddNumberToObject(pol, name, (double)p->rec.policy.params[i].value);
+    }
+    cJSON_AddItemToArray(s->mods, m);
+}
+
+static int write_file(summary *out)
+{
+    memset(out, 0, sizeof *out);
+    cJSON *root = cJSON_CreateObject();
+    cJSON *basic = cJSON_AddObjectToObject(root, "basic");
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double secs = (double)(t.tv_sec - g_t0.tv_sec) + (double)(t.tv_nsec - g_t0.tv_nsec) / 1e9;
+    cJSON_AddStringToObject(basic, "tuning_name", g_name);
+    cJSON_AddNumberToObject(basic, "tuning_time", secs);
+    cJSON_AddNumberToObject(basic, "pid", (double)getpid());
+    cJSON *opat = cJSON_AddObjectToObject(root, "OPAT");
+    out->mods = cJSON_CreateArray();
+    aoe_op_foreach(visit, out);
+    double improvement =
+        out->base_us > 0 ? (out->base_us - out->tuned_us) / out->base_us * 100.0 : 0.0;
+    cJSON_AddNumberToObject(opat, "baseline_total_us", out->base_us);
+    cJSON_AddNumberToObject(opat, "tuned_total_us", out->tuned_us);
+    cJSON_AddNumberToObject(opat, "improvement_percent", improvement);
+    cJSON_AddNumberToObject(opat, "launches", (double)out->launches);
+    cJSON_AddNumberToObject(opat, "timed_launches", (double)out->timed_launches);
+    cJSON_AddItemToObject(opat, "modified_operators", out->mods);
+    cJSON *rs = cJSON_AddObjectToObject(opat, "repo_summary");
+    cJSON_AddNumberToObject(rs, "add", out->add);
+    cJSON_AddNumberToObject(rs, "hit", out->hit);
+    cJSON_AddNumberToObject(rs, "update", out->update);
+    cJSON_AddNumberToObject(rs, "reserved", out->reserved);
+    cJSON_AddNumberToObject(rs, "unsatisfied", out->unsatisfied);
+    cJSON_AddNumberToObject(rs, "total", out->total);
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) return -1;
+    char path[4400], tmp[4500];
+    snprintf(path, sizeof path, "%s/%s.json", aoe_shim.result_dir, g_name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int rc = -1;
+    FILE *f = fopen(tmp, "w");
+    if (f) {
+        size_t len = strlen(text);
+        rc = (fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF) ? 0 : -1;
+        if (fclose(f)) rc = -1;
+        if (rc == 0) rc = rename(tmp, path);
+        if (rc) unlink(tmp);
+    }
+    free(text);
+    return rc;
+}
+
+double aoe_result_elapsed(void)
+{
+    if (!atomic_load_explicit(&g_started, memory_order_acquire)) return 0.0;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - g_t0.tv_sec) + (double)(t.tv_nsec - g_t0.tv_nsec) / 1e9;
+}
+
+void aoe_result_write(void)
+{
+    if (!atomic_load_explicit(&g_started, memory_order_acquire)) return;
+    summary s;
+    pthread_mutex_lock(&g_lock);
+    write_file(&s);
+    pthread_mutex_unlock(&g_lock);
+}
+
+void aoe_result_write_final(void)
+{
+    if (!atomic_load_explicit(&g_started, memory_order_acquire)) return;
+    summary s;
+    pthread_mutex_lock(&g_lock);
+    int rc = write_file(&s);
+    pthread_mutex_unlock(&g_lock);
+    double imp = s.base_us > 0 ? (s.base_us - s.tuned_us) / s.base_us * 100.0 : 0.0;
+    aoe_log(AOE_LOG_INFO,
+            "%d operators: %d hit, %d added, %d updated, %d reserved, %d untuned; "
+            "kernel time %.1f us -> %.1f us (%.1f%%)%s%s/%s.json",
+            s.total, s.hit, s.add, s.update, s.reserved, s.unsatisfied, s.base_us, s.tuned_us, imp,
+            rc ? "; cannot write " : "; ", aoe_shim.result_dir, g_name);
+}
+
+void aoe_result_atfork_child(void)
+{
+    pthread_mutex_init(&g_lock, NULL);
+    atomic_store(&g_started, 0);
+}

@@ -1,0 +1,116 @@
+/* Library constructor and lazy runtime initialisation. The preload is
+ * inherited by every child process (PoCL runs the linker for each kernel
+ * build), so the constructor only reads the configuration: a process that
+ * never touches the runtime pays nothing else. */
+#include "preload/shim.h"
+
+#include "preload/log.h"
+#include "preload/result_file.h"
+#include "preload/tune_ops.h"
+#include "tuner/spool.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+aoe_shim_state aoe_shim;
+int aoe_shim_active;
+
+static pthread_once_t g_init_once = PTHREAD_ONCE_INIT;
+static pthread_once_t g_exit_once = PTHREAD_ONCE_INIT;
+static atomic_int g_cfg_msg_done;
+
+__attribute__((constructor)) static void aoe_shim_ctor(void)
+{
+    char err[sizeof aoe_shim.cfg_error];
+    if (aoe_config_load(&aoe_shim.cfg, err, sizeof err)) {
+        /* Reported at the first runtime call, so that children that never
+         * use the runtime (the linker PoCL runs) stay silent. */
+        aoe_shim.cfg_bad = true;
+        snprintf(aoe_shim.cfg_error, sizeof aoe_shim.cfg_error, "%s", err);
+    } else {
+        aoe_log_set_level((int)aoe_shim.cfg.num[AOE_CFG_LOG_LEVEL]);
+    }
+}
+
+void aoe_shim_log_once(atomic_int *flag, int level, const char *fmt, ...)
+{
+    if (atomic_exchange(flag, 1)) return;
+    char buf[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    aoe_log(level, "%s", buf);
+}
+
+static void find_self_dir(void)
+{
+    Dl_info info;
+    if (dladdr((void *)&find_self_dir, &info) && info.dli_fname) {
+        char *real = realpath(info.dli_fname, NULL);
+        const char *p = real ? real : info.dli_fname;
+        snprintf(aoe_shim.self_dir, sizeof aoe_shim.self_dir, "%s", p);
+        free(real);
+        char *slash = strrchr(aoe_shim.self_dir, '/');
+        if (slash) *slash = '\0';
+    }
+}
+
+static void at_exit(void)
+{
+    if (!aoe_shim_active) return;
+    aoe_poller_stop();
+    aoe_hook_flush_counts();
+    aoe_result_write_final();
+}
+
+static void register_exit(void)
+{
+    atexit(at_exit);
+}
+
+static void init_once(void)
+{
+    aoe_fork_register();
+    if (aoe_shim.cfg_bad) {
+        aoe_shim_log_once(&g_cfg_msg_done, AOE_LOG_ERROR, "%s; AOE is disabled for this run",
+                          aoe_shim.cfg_error);
+        return;
+    }
+    const aoe_config *cfg = &aoe_shim.cfg;
+    aoe_shim.mode = (int)cfg->num[AOE_CFG_TUNE_MODE];
+    aoe_shim.repeat = cfg->num[AOE_CFG_REPEAT_TUNE] != 0;
+    find_self_dir();
+    if (aoe_config_bank_path(cfg, aoe_shim.bank_path, sizeof aoe_shim.bank_path)) {
+        aoe_shim_log_once(&g_cfg_msg_done, AOE_LOG_ERROR,
+                          "no bank path (TUNE_BANK_PATH, XDG_DATA_HOME and HOME are unset); "
+                          "AOE is disabled for this run");
+        return;
+    }
+    if (aoe_spool_dir(cfg, aoe_shim.spool_dir, sizeof aoe_shim.spool_dir)) return;
+    const char *work = cfg->text[AOE_CFG_WORK_PATH];
+    snprintf(aoe_shim.result_dir, sizeof aoe_shim.result_dir, "%s", (work && *work) ? work : ".");
+    if (aoe_tune_ops_load(cfg->text[AOE_CFG_TUNE_OPS])) return;
+    pthread_once(&g_exit_once, register_exit);
+    aoe_shim_active = 1;
+}
+
+int aoe_shim_init(void)
+{
+    pthread_once(&g_init_once, init_once);
+    return aoe_shim_active;
+}
+
+void aoe_shim_atfork_child(void)
+{
+    /* The parent's initialisation stays valid (configuration, paths); the
+     * once-control is re-armed only for what is per process: the bank handle
+     * and the threads, which the poller and the hooks reset themselves. */
+    static const pthread_once_t fresh = PTHREAD_ONCE_INIT;
+    if (!aoe_shim_active) memcpy(&g_init_once, &fresh, sizeof fresh);
+}

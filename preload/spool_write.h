@@ -1,0 +1,20 @@
+/* The shim's side of the spool protocol: write a captured job once per key
+ * (never when "<key>.job", ".running" or ".failed" already exists), and
+ * start the background tuner once per process in online mode. */
+#ifndef AOE_SPOOL_WRITE_H
+#define AOE_SPOOL_WRITE_H
+
+#include "tuner/job.h"
+
+#include <stdbool.h>
+
+/* true when the spool already holds this key (queued, running or failed). */
+bool aoe_spool_has(const aoe_key *key);
+/* Returns 1 written, 0 already there, -1 error (logged once). */
+int aoe_spool_submit(const aoe_job *job);
+/* Starts `aoe tune --spool DIR --idle-exit 10` (nice 10, own session, stdio to
+ * DIR/tuner.log, environment without LD_PRELOAD), at most once per process. */
+void aoe_tuner_spawn(void);
+void aoe_tuner_spawn_atfork_child(void);
+
+#endif

@@ -1,0 +1,177 @@
+/* Lookup, put-if-better and delete: one transaction each. */
+#include "preload/log.h"
+#include "store/bank_internal.h"
+#include "store/record_format.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+int aoe_bank_get(aoe_bank *b, const char *fp, const aoe_key *key, aoe_record *out)
+{
+    MDB_dbi dbi;
+    MDB_txn *txn;
+    uint8_t kb[16];
+    if (!b || !key || !out) return -1;
+    int rc = bank_fp_dbi(b, fp, false, &dbi);
+    if (rc == MDB_NOTFOUND) return 0;
+    if (rc) {
+        AOE_ERROR("bank %s: cannot open fingerprint '%s': %s", b->path, fp ? fp : "(null)",
+                  bank_strerror(rc));
+        return -1;
+    }
+    if ((rc = bank_read_begin(b, &txn))) {
+        AOE_ERROR("bank %s: cannot read: %s", b->path, bank_strerror(rc));
+        return -1;
+    }
+    bank_key_bytes(key, kb);
+    MDB_val k = {16, kb}, d;
+    rc = mdb_get(txn, dbi, &k, &d);
+    int ret = 0;
+    if (!rc) {
+        char err[160];
+        ret = 1;
+        if (aoe_record_decode(d.mv_data, d.mv_size, out, err, sizeof err)) {
+            char hex[33];
+            aoe_key_to_hex(key, hex);
+            AOE_ERROR("bank %s: record %s: %s", b->path, hex, err);
+            ret = -1;
+        }
+    } else if (rc != MDB_NOTFOUND) {
+        AOE_ERROR("bank %s: lookup failed: %s", b->path, bank_strerror(rc));
+        ret = -1;
+    }
+    bank_read_end(b, txn);
+    return ret;
+}
+
+typedef struct {
+    MDB_dbi dbi;
+    const aoe_key *key;
+    const uint8_t *enc;
+    size_t enclen;
+    double tuned_us, margin;
+    aoe_put_result result;
+} put_ctx;
+
+int bank_put_in_txn(aoe_bank *b, MDB_txn *txn, MDB_dbi dbi, const aoe_key *key, const uint8_t *enc,
+                    size_t enclen, double tuned_us, double margin, aoe_put_result *result)
+{
+    uint8_t kb[16];
+    bank_key_bytes(key, kb);
+    MDB_val k = {16, kb}, d;
+    int rc = mdb_get(txn, dbi, &k, &d);
+    *result = AOE_PUT_ADDED;
+    if (!rc) {
+        aoe_record old;
+        char err[160];
+        if (aoe_record_decode(d.mv_data, d.mv_size, &old, err, sizeof err)) {
+            char hex[33];
+            aoe_key_to_hex(key, hex);
+            AOE_WARN("bank %s: replacing unreadable record %s (%s)", b->path, hex, err);
+        } else if (!(old.tuned_us > tuned_us * (1.0 + margin))) {
+            *result = AOE_PUT_RESERVED;
+            return 0;
+        }
+        *result = AOE_PUT_UPDATED;
+    } else if (rc != MDB_NOTFOUND) {
+        return rc;
+    }
+    d.mv_size = enclen;
+    d.mv_data = (void *)enc;
+    return mdb_put(txn, dbi, &k, &d, 0);
+}
+
+static int put_fn(aoe_bank *b, MDB_txn *txn, void *vctx)
+{
+    put_ctx *c = vctx;
+    int rc = bank_put_in_txn(b, txn, c->dbi, c->key, c->enc, c->enclen, c->tuned_us, c->margin,
+                             &c->result);
+    if (rc) return rc;
+    if (c->result == AOE_PUT_RESERVED) return BANK_NOCHANGE;
+    return bank_bump_generation(b, txn);
+}
+
+/* Records the bank refuses to store: they could never be compared or decoded. */
+int bank_check_record(const aoe_record *rec, char *err, size_t errlen)
+{
+    if (!isfinite(rec->tuned_us) || rec->tuned_us < 0)
+        return snprintf(err, errlen, "tuned_us %g is not a finite time >= 0", rec->tuned_us), -1;
+    if (!rec->kernel_name[0]) return snprintf(err, errlen, "empty kernel_name"), -1;
+    if (rec->policy.work_dim > 3)
+        return snprintf(err, errlen, "work_dim %u is not 0..3", rec->policy.work_dim), -1;
+    if (rec->policy.n_params > AOE_MAX_PARAMS)
+        return snprintf(err, errlen, "%u parameters, at most %d", rec->policy.n_params,
+                        AOE_MAX_PARAMS),
+               -1;
+    const double t[] = {rec->default_us, rec->default_spread_us, rec->tuned_spread_us,
+                        rec->tuning_seconds};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!isfinite(t[i]) || t[i] < 0)
+            return snprintf(err, errlen, "time %g is not finite and >= 0", t[i]), -1;
+    return 0;
+}
+
+aoe_put_result aoe_bank_put_if_better(aoe_bank *b, const char *fp, const aoe_key *key,
+                                      const aoe_record *rec, double margin)
+{
+    uint8_t enc[AOE_RECORD_ENCODED_MAX];
+    char err[160];
+    if (!b || !key || !rec) return AOE_PUT_ERROR;
+    if (b->readonly) {
+        AOE_ERROR("bank %s is read-only: result not saved", b->path);
+        return AOE_PUT_ERROR;
+    }
+    if (bank_check_record(rec, err, sizeof err)) {
+        AOE_ERROR("bank %s: refusing record: %s", b->path, err);
+        return AOE_PUT_ERROR;
+    }
+    size_t n = aoe_record_encode(rec, enc, sizeof enc);
+    put_ctx c = {.key = key, .enc = enc, .enclen = n, .tuned_us = rec->tuned_us, .margin = margin};
+    int rc = bank_fp_dbi(b, fp, true, &c.dbi);
+    if (!rc) rc = bank_write(b, put_fn, &c);
+    if (rc == BANK_NOCHANGE) return AOE_PUT_RESERVED;
+    if (rc) {
+        AOE_ERROR("bank %s: cannot store result: %s", b->path, bank_strerror(rc));
+        return AOE_PUT_ERROR;
+    }
+    return c.result;
+}
+
+typedef struct {
+    MDB_dbi dbi;
+    const aoe_key *key;
+    int found;
+} del_ctx;
+
+static int del_fn(aoe_bank *b, MDB_txn *txn, void *vctx)
+{
+    del_ctx *c = vctx;
+    uint8_t kb[16];
+    bank_key_bytes(c->key, kb);
+    MDB_val k = {16, kb};
+    int rc = mdb_del(txn, c->dbi, &k, NULL);
+    if (rc == MDB_NOTFOUND) return BANK_NOCHANGE;
+    if (rc) return rc;
+    c->found = 1;
+    return bank_bump_generation(b, txn);
+}
+
+int aoe_bank_delete(aoe_bank *b, const char *fp, const aoe_key *key)
+{
+    if (!b || !key) return -1;
+    if (b->readonly) {
+        AOE_ERROR("bank %s is read-only: nothing deleted", b->path);
+        return -1;
+    }
+    del_ctx c = {.key = key};
+    int rc = bank_fp_dbi(b, fp, false, &c.dbi);
+    if (rc == MDB_NOTFOUND) return 0;
+    if (!rc) rc = bank_write(b, del_fn, &c);
+    if (rc == BANK_NOCHANGE) return 0;
+    if (rc) {
+        AOE_ERROR("bank %s: cannot delete: %s", b->path, bank_strerror(rc));
+        return -1;
+    }
+    return c.found;
+}

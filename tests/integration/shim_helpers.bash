@@ -1,0 +1,43 @@
+# Shared by tests/integration/shim_*.sh (sourced; not a test itself).
+# Every test gets a fresh bank and work directory, small tuning budgets, and
+# a quick poll so results arrive while the program runs.
+B="$AOE_BUILD_DIR"
+S="$AOE_SOURCE_DIR"
+HOOK="$B/lib/libaoe_hook.so"
+AOE="$B/bin/aoe"
+PY=/usr/bin/python3
+T=$(mktemp -d)
+cleanup() {
+  # a background tuner of this test's spools must not outlive it
+  for lock in "$T"/*/spool/tuner.lock "$T"/spool/tuner.lock; do
+    [ -e "$lock" ] && fuser -k "$lock" >/dev/null 2>&1 || true
+  done
+  rm -rf "$T"
+}
+trap cleanup EXIT
+export TUNE_BANK_PATH="$T/bank" AOE_WORK_PATH="$T/work" AOE_MAX_EVALS=6 AOE_TIME_LIMIT=20 \
+  AOE_POLL_MS=50 AOE_LOG_LEVEL=info PYOPENCL_COMPILER_OUTPUT=0
+mkdir -p "$AOE_WORK_PATH"
+cd "$AOE_WORK_PATH"
+
+fail() { echo "${0##*/}: $*" >&2; exit 1; }
+
+# Waits (at most $2 seconds, default 90) until the spool $1 has no queued or
+# running job (the tuner unlinks "<key>.running" after committing).
+wait_drained() {
+  local dir=$1 limit=${2:-90} i
+  for ((i = 0; i < limit * 5; i++)); do
+    if [ -d "$dir" ] && ! compgen -G "$dir/*.job" >/dev/null &&
+      ! compgen -G "$dir/*.running" >/dev/null; then return 0; fi
+    sleep 0.2
+  done
+  fail "spool $dir did not drain in ${limit}s: $(ls "$dir")"
+}
+
+# The newest result file in $AOE_WORK_PATH (or $1).
+latest_result() { ls -t "${1:-$AOE_WORK_PATH}"/aoe_result_opat_*.json 2>/dev/null | head -1; }
+
+# Evaluates a Python expression over the JSON file $1 bound to `r`.
+json() { "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+checksum_of() { grep -o 'checksum=[0-9a-f]*' <<<"$1" || true; }

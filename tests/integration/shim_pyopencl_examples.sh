@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Third-party programs: the pyopencl examples from python-pyopencl-doc
+# (median-filter.py, n-body.py), run headless (imageio is replaced by a stub
+# that makes the input image and checksums the output; n-body runs without
+# OpenGL). Under the shim with a fresh bank their output is identical to a
+# run without it: once with PYOPENCL_NO_CACHE=1 (programs from source), and
+# warm, where pyopencl creates the programs from its binary cache. Their
+# NULL-local-size kernels get captured, tuned, and launched tuned.
+set -euo pipefail
+. "$(dirname "$0")/shim_helpers.bash"
+ex=/usr/share/doc/python-pyopencl-doc/examples
+[ -f "$ex/median-filter.py" ] && [ -f "$ex/n-body.py" ] || fail "python-pyopencl-doc is not installed"
+mkdir -p "$T/stub"
+cat >"$T/stub/imageio.py" <<'PY'
+# Stand-in for imageio: a deterministic noisy image in, a checksum out.
+import hashlib
+import numpy as np
+def imread(name):
+    rng = np.random.default_rng(3)
+    return rng.integers(0, 256, size=(192, 256, 3)).astype(np.uint8)
+def imsave(name, arr):
+    h = hashlib.sha256(np.ascontiguousarray(arr).tobytes()).hexdigest()[:16]
+    print("output checksum=%s" % h)
+PY
+export AOE_MAX_EVALS=3
+export PYTHONPATH="$T/stub" XDG_CACHE_HOME="$T/cache" PYOPENCL_CTX=0
+median() { (cd "$T" && "$PY" "$ex/median-filter.py") 2>/dev/null | grep 'checksum='; }
+nbody() { "$PY" "$ex/n-body.py" -n 64 -i 2 2>/dev/null | grep -E 'Energy estimated|Center Of Mass'; }
+ref_m=$(PYOPENCL_NO_CACHE=1 median)
+ref_n=$(PYOPENCL_NO_CACHE=1 nbody)
+[ -n "$ref_m" ] && [ -n "$ref_n" ] || fail "the examples do not run without the shim"
+cmp_runs() { # label, then the environment for both programs
+  local label=$1
+  shift
+  [ "$(env "$@" LD_PRELOAD="$HOOK" bash -c "$(declare -f median); PY=$PY T=$T ex=$ex median")" = "$ref_m" ] ||
+    fail "median-filter output differs ($label)"
+  [ "$(env "$@" LD_PRELOAD="$HOOK" bash -c "$(declare -f nbody); PY=$PY ex=$ex nbody")" = "$ref_n" ] ||
+    fail "n-body output differs ($label)"
+}
+cmp_runs "no cache, untuned" PYOPENCL_NO_CACHE=1
+wait_drained "$AOE_WORK_PATH/spool" 120
+# (medianFilter's job currently fails in the tuner's replay: see the report;
+# n-body's kernels are tuned.)
+"$AOE" bank list | grep -qE 'Kinetic|ImplicitEuler|Potential|medianFilter' ||
+  fail "no example kernel tuned: $(tail -20 "$AOE_WORK_PATH/spool/tuner.log")"
+rm -f "$AOE_WORK_PATH"/aoe_result_opat_*.json
+cmp_runs "no cache, tuned" PYOPENCL_NO_CACHE=1
+hits=0
+for r in "$AOE_WORK_PATH"/aoe_result_opat_*.json; do
+  hits=$((hits + $(json "$r" 'sum(m["tuned_launches"] for m in r["OPAT"]["modified_operators"])')))
+done
+[ "$hits" -gt 0 ] || fail "no tuned launch in the second run"
+# Warm: the first cached run stores binaries, the next creates programs from them.
+cmp_runs "cache, cold"
+cmp_runs "cache, warm (programs from binaries)"
+wait_drained "$AOE_WORK_PATH/spool" 120
+cmp_runs "cache, warm, tuned"
+echo "shim_pyopencl_examples: ok ($hits tuned launches)"

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# `aoe tune --spool DIR`: a second tuner exits 0 at once while the lock is held;
+# jobs are claimed and removed when done; a bad job becomes <key>.failed with a
+# one-line <key>.failed.txt; a stale <key>.running is recovered; a job the bank
+# already knows is skipped; --idle-exit waits for late jobs.
+set -euo pipefail
+B=${AOE_BUILD_DIR:?}
+S=${AOE_SOURCE_DIR:?}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; ls -la "$T/spool" >&2 || true; exit 1; }
+export TUNE_BANK_PATH=$T/bank AOE_TUNABLES=$S/tests/tunables/planted_good.json
+SP=$T/spool
+mkdir -m 700 "$SP"
+"$B/clients/planted" --emit-job "$T/job.json" >/dev/null
+key=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["key"])' "$T/job.json")
+[[ "$key" =~ ^[0-9a-f]{32}$ ]] || fail "job has no key"
+cp "$T/job.json" "$SP/$key.job"
+bad=0123456789abcdef0123456789abcdef
+echo 'not a job' >"$SP/$bad.job"
+
+# 1. lock held by another process: exits 0 immediately, touches nothing.
+/usr/bin/python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], "w").close(); time.sleep(30)' \
+  "$SP/tuner.lock" "$T/locked" &
+holder=$!
+for _ in $(seq 50); do [ -e "$T/locked" ] && break; sleep 0.1; done
+start=$(date +%s)
+out=$("$B/bin/aoe" tune --spool "$SP" --idle-exit 20 2>&1) || fail "second tuner exited non-zero"
+[ -z "$out" ] || fail "second tuner printed: $out"
+[ $(( $(date +%s) - start )) -lt 5 ] || fail "second tuner waited"
+[ -f "$SP/$key.job" ] || fail "job claimed while the lock was held"
+kill "$holder"; wait "$holder" 2>/dev/null || true
+
+# 2. a stale .running (its tuner died) is put back and tuned.
+mv "$SP/$key.job" "$SP/$key.running"
+set +e
+"$B/bin/aoe" tune --spool "$SP" >"$T/out1" 2>"$T/err1"
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || { cat "$T/err1"; fail "expected exit 1 (one failed job), got $rc"; }
+[ ! -e "$SP/$key.job" ] && [ ! -e "$SP/$key.running" ] || fail "finished job not removed"
+grep -q '^planted_scale' "$T/out1" || { cat "$T/out1"; fail "no summary row"; }
+[ -f "$SP/$bad.failed" ] || fail "bad job not renamed .failed"
+[ "$(wc -l <"$SP/$bad.failed.txt")" -eq 1 ] || fail "failed.txt is not one line"
+grep -q 'unreadable job' "$SP/$bad.failed.txt" || fail "failed.txt: $(cat "$SP/$bad.failed.txt")"
+[ "$(stat -c %a "$SP/$bad.failed.txt")" = 600 ] || fail "failed.txt not 0600"
+
+# 3. the bank knows the key now: the same job again is skipped (and removed).
+cp "$T/job.json" "$SP/$key.job"
+"$B/bin/aoe" tune --spool "$SP" >"$T/out2" 2>"$T/err2" || { cat "$T/err2"; fail "skip run failed"; }
+grep -q '1 skipped' "$T/err2" || { cat "$T/err2"; fail "known job not skipped"; }
+[ ! -e "$SP/$key.job" ] || fail "skipped job not removed"
+
+# 4. --idle-exit: a job that appears while the tuner idles is tuned.
+"$B/bin/aoe" tune --spool "$SP" --idle-exit 8 --json >"$T/out3" 2>"$T/err3" &
+tuner=$!
+sleep 1
+/usr/bin/python3 - "$T/job.json" "$SP" <<'PYEOF'
+import json, sys, os
+j = json.load(open(sys.argv[1])); j["repeat_tune"] = True
+key = j["key"]; tmp = os.path.join(sys.argv[2], key + ".job.tmp")
+json.dump(j, open(tmp, "w")); os.rename(tmp, os.path.join(sys.argv[2], key + ".job"))
+PYEOF
+wait "$tuner" || { cat "$T/err3"; fail "idle tuner failed"; }
+/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"]; assert len(j)==1 and j[0]["ok"], j' "$T/out3" ||
+  fail "late repeat_tune job not tuned"
+echo "ok: spool lock, stale recovery, claiming, failed jobs, skip of known keys, idle exit"

@@ -1,0 +1,95 @@
+/* Isolation: real worker processes that answer, crash, hang or exit. A crash
+ * is reported with its signal and a backtrace naming the crashing function;
+ * a hang is ended by the watchdog; the parent always survives. */
+#include "tuner/isolate.h"
+
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Replies to each request with the request plus one; crashes or hangs on 7 / 9. */
+__attribute__((noinline)) void planted_crash_site(volatile int *p)
+{
+    *p = 42;
+}
+
+static int serve(void *ctx, int fd)
+{
+    (void)ctx;
+    int v;
+    while (!aoe_read_full(fd, &v, sizeof v)) {
+        if (v == 7) planted_crash_site((volatile int *)(uintptr_t)16);
+        if (v == 9)
+            for (;;) pause();
+        if (v == 11) return 3; /* exits without answering */
+        v++;
+        if (aoe_write_full(fd, &v, sizeof v)) break;
+    }
+    return 0;
+}
+
+Test(isolate, worker_answers_requests)
+{
+    char err[256];
+    aoe_worker *w = aoe_worker_start(serve, NULL, err, sizeof err);
+    cr_assert(w, "%s", err);
+    for (int i = 0; i < 3; i++) {
+        int v = i * 10, r = 0;
+        cr_assert_eq(aoe_worker_call(w, &v, sizeof v, &r, sizeof r, 5, err, sizeof err), 0, "%s",
+                     err);
+        cr_assert_eq(r, v + 1);
+    }
+    cr_assert(aoe_worker_alive(w));
+    aoe_worker_stop(w);
+}
+
+Test(isolate, crash_reports_signal_and_backtrace)
+{
+    char err[256], why[2048] = "";
+    aoe_worker *w = aoe_worker_start(serve, NULL, err, sizeof err);
+    cr_assert(w);
+    pid_t pid = aoe_worker_pid(w);
+    int v = 7, r;
+    cr_assert_eq(aoe_worker_call(w, &v, sizeof v, &r, sizeof r, 10, why, sizeof why), -1);
+    cr_assert(strstr(why, "crash: SIGSEGV") == why, "%s", why);
+    cr_assert(strstr(why, "backtrace:"), "%s", why);
+    cr_assert(strstr(why, "planted_crash_site"), "%s", why);
+    cr_assert(strstr(why, "serve"), "%s", why);
+    cr_assert(!aoe_worker_alive(w));
+    cr_assert_eq(waitpid(pid, NULL, WNOHANG), -1, "the worker was reaped");
+    /* A later call fails cleanly; the parent is unharmed. */
+    cr_assert_eq(aoe_worker_call(w, &v, sizeof v, &r, sizeof r, 1, why, sizeof why), -1);
+    aoe_worker_stop(w);
+}
+
+Test(isolate, watchdog_kills_a_hang)
+{
+    char err[256], why[2048] = "";
+    aoe_worker *w = aoe_worker_start(serve, NULL, err, sizeof err);
+    cr_assert(w);
+    pid_t pid = aoe_worker_pid(w);
+    int v = 9, r;
+    cr_assert_eq(aoe_worker_call(w, &v, sizeof v, &r, sizeof r, 1, why, sizeof why), -1);
+    cr_assert(strstr(why, "timeout: no result after 1 s") == why, "%s", why);
+    cr_assert_eq(kill(pid, 0), -1, "the hung worker is gone");
+    aoe_worker_stop(w);
+    /* A fresh worker works after the failure. */
+    w = aoe_worker_start(serve, NULL, err, sizeof err);
+    v = 1;
+    cr_assert_eq(aoe_worker_call(w, &v, sizeof v, &r, sizeof r, 5, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(r, 2);
+    aoe_worker_stop(w);
+}
+
+Test(isolate, exit_without_answer_is_reported)
+{
+    char err[256], why[2048] = "";
+    aoe_worker *w = aoe_worker_start(serve, NULL, err, sizeof err);
+    int v = 11, r;
+    cr_assert_eq(aoe_worker_call(w, &v, sizeof v, &r, sizeof r, 5, why, sizeof why), -1);
+    cr_assert(strstr(why, "worker exited: status 3") == why, "%s", why);
+    aoe_worker_stop(w);
+}

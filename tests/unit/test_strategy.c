@@ -1,0 +1,236 @@
+/* Search strategies on synthetic spaces: reproducibility, budgets, constraint
+ * awareness, distinct evaluations, failures, time limit, dispatcher. */
+#include "tuner/strategy.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NP 3
+static const int n_values[NP] = {8, 6, 5};
+
+/* A space with a constraint: (a + b) % 3 != 0 excludes a third of the product. */
+typedef struct {
+    aoe_search_space sp;
+    uint16_t rows[8 * 6 * 5 * NP];
+} space;
+
+static void make_space(space *s)
+{
+    size_t n = 0;
+    for (int a = 0; a < 8; a++)
+        for (int b = 0; b < 6; b++)
+            for (int c = 0; c < 5; c++) {
+                if ((a + b) % 3 == 0) continue;
+                s->rows[n * NP] = (uint16_t)a;
+                s->rows[n * NP + 1] = (uint16_t)b;
+                s->rows[n * NP + 2] = (uint16_t)c;
+                n++;
+            }
+    s->sp = (aoe_search_space){NP, n_values, n, s->rows};
+}
+
+typedef struct {
+    const space *s;
+    long trace[512];
+    size_t calls;
+    unsigned char seen[512];
+    bool twice, invalid;
+    int fail_mod;  /* rows whose index % fail_mod == 0 fail (0: none) */
+    long sleep_ns; /* per evaluation */
+} probe;
+
+static double time_of(const uint16_t *r)
+{
+    /* Unique optimum at (5, 2, 3); a smooth bowl with an interaction term. */
+    double a = r[0] - 5.0, b = r[1] - 2.0, c = r[2] - 3.0;
+    return 1.0 + a * a + 2 * b * b + c * c + 0.5 * fabs(a * b);
+}
+
+static double probe_eval(void *ctx, size_t config)
+{
+    probe *p = ctx;
+    if (config >= p->s->sp.n_configs) {
+        p->invalid = true;
+        return -1;
+    }
+    if (p->seen[config]) p->twice = true;
+    p->seen[config] = 1;
+    if (p->calls < 512) p->trace[p->calls] = (long)config;
+    p->calls++;
+    if (p->sleep_ns) nanosleep(&(struct timespec){0, p->sleep_ns}, NULL);
+    if (p->fail_mod && config % (size_t)p->fail_mod == 0) return -1;
+    return time_of(p->s->sp.configs + config * NP);
+}
+
+static aoe_search_result run(const char *name, const space *s, probe *p, size_t max_evals,
+                             uint64_t seed)
+{
+    memset(p, 0, sizeof *p);
+    p->s = s;
+    aoe_budget b = {.max_evals = max_evals, .seed = seed, .start_config = -1};
+    aoe_search_result r;
+    cr_assert_eq(aoe_strategy_run(name, &s->sp, probe_eval, p, &b, &r), 0, "%s", name);
+    return r;
+}
+
+Test(strategy, names_are_listed_and_unknown_is_rejected)
+{
+    space s;
+    make_space(&s);
+    int n = 0;
+    for (; aoe_strategy_names[n]; n++) {
+    }
+    cr_assert_geq(n, 7);
+    probe p = {.s = &s};
+    aoe_budget b = {.max_evals = 5, .seed = 1, .start_config = -1};
+    aoe_search_result r;
+    cr_assert_eq(aoe_strategy_run("no-such-strategy", &s.sp, probe_eval, &p, &b, &r), -1);
+    cr_assert_eq(aoe_strategy_run(NULL, &s.sp, probe_eval, &p, &b, &r), -1);
+    cr_assert_eq(p.calls, 0);
+}
+
+Test(strategy, reproducible_with_a_seed_and_seeds_differ)
+{
+    space s;
+    make_space(&s);
+    static probe a, b, c;
+    for (int i = 0; aoe_strategy_names[i]; i++) {
+        const char *name = aoe_strategy_names[i];
+        run(name, &s, &a, 40, 7);
+        run(name, &s, &b, 40, 7);
+        run(name, &s, &c, 40, 8);
+        cr_assert_eq(a.calls, b.calls, "%s", name);
+        cr_assert_eq(memcmp(a.trace, b.trace, a.calls * sizeof(long)), 0,
+                     "%s: same seed, different sequence", name);
+        cr_assert_neq(memcmp(a.trace, c.trace, a.calls * sizeof(long)), 0,
+                      "%s: seeds 7 and 8 gave the same sequence", name);
+    }
+}
+
+Test(strategy, budget_distinct_and_valid_rows_only)
+{
+    space s;
+    make_space(&s);
+    static probe p;
+    size_t budgets[] = {1, 13, 60, 1000};
+    for (int i = 0; aoe_strategy_names[i]; i++)
+        for (size_t k = 0; k < sizeof budgets / sizeof budgets[0]; k++) {
+            const char *name = aoe_strategy_names[i];
+            aoe_search_result r = run(name, &s, &p, budgets[k], 3);
+            size_t want = budgets[k] < s.sp.n_configs ? budgets[k] : s.sp.n_configs;
+            cr_assert_eq(p.calls, want, "%s: %zu evaluations for a budget of %zu", name, p.calls,
+                         budgets[k]);
+            cr_assert_eq(r.evaluations, p.calls, "%s", name);
+            cr_assert_not(p.twice, "%s evaluated a configuration twice", name);
+            cr_assert_not(p.invalid, "%s evaluated a row outside the space", name);
+            cr_assert_geq(r.best_config, 0, "%s", name);
+            cr_assert_float_eq(r.best_time, time_of(s.rows + r.best_config * NP), 1e-12);
+        }
+}
+
+Test(strategy, failures_cost_an_evaluation_and_never_win)
+{
+    space s;
+    make_space(&s);
+    static probe p;
+    for (int i = 0; aoe_strategy_names[i]; i++) {
+        const char *name = aoe_strategy_names[i];
+        memset(&p, 0, sizeof p);
+        p.s = &s;
+        p.fail_mod = 3;
+        aoe_budget b = {.max_evals = 50, .seed = 11, .start_config = -1};
+        aoe_search_result r;
+        cr_assert_eq(aoe_strategy_run(name, &s.sp, probe_eval, &p, &b, &r), 0);
+        size_t failed = 0;
+        for (size_t k = 0; k < p.calls; k++) failed += p.trace[k] % 3 == 0;
+        cr_assert_eq(p.calls, 50, "%s", name);
+        cr_assert_eq(r.failures, failed, "%s", name);
+        cr_assert_gt(failed, 0, "%s never hit a failing row", name);
+        cr_assert_neq(r.best_config % 3, 0, "%s chose a failed configuration", name);
+        cr_assert_not(p.twice, "%s", name);
+    }
+}
+
+Test(strategy, all_failing_gives_no_best)
+{
+    space s;
+    make_space(&s);
+    static probe p;
+    for (int i = 0; aoe_strategy_names[i]; i++) {
+        memset(&p, 0, sizeof p);
+        p.s = &s;
+        p.fail_mod = 1;
+        aoe_budget b = {.max_evals = 30, .seed = 1, .start_config = -1};
+        aoe_search_result r;
+        cr_assert_eq(aoe_strategy_run(aoe_strategy_names[i], &s.sp, probe_eval, &p, &b, &r), 0);
+        cr_assert_eq(r.best_config, -1, "%s", aoe_strategy_names[i]);
+        cr_assert_eq(r.failures, 30);
+        cr_assert_eq(p.calls, 30);
+    }
+}
+
+Test(strategy, brute_force_finds_the_exact_optimum)
+{
+    space s;
+    make_space(&s);
+    static probe p;
+    long opt = -1;
+    for (size_t i = 0; i < s.sp.n_configs; i++)
+        if (opt < 0 || time_of(s.rows + i * NP) < time_of(s.rows + (size_t)opt * NP)) opt = (long)i;
+    aoe_search_result r = run("brute", &s, &p, 0, 5); /* 0: the whole space */
+    cr_assert_eq(p.calls, s.sp.n_configs);
+    cr_assert_eq(r.best_config, opt);
+    cr_assert_float_eq(r.best_time, 1.0, 1e-12);
+}
+
+Test(strategy, start_config_is_evaluated_first)
+{
+    space s;
+    make_space(&s);
+    static probe p;
+    for (int i = 0; aoe_strategy_names[i]; i++) {
+        memset(&p, 0, sizeof p);
+        p.s = &s;
+        aoe_budget b = {.max_evals = 10, .seed = 2, .start_config = 17};
+        aoe_search_result r;
+        cr_assert_eq(aoe_strategy_run(aoe_strategy_names[i], &s.sp, probe_eval, &p, &b, &r), 0);
+        cr_assert_eq(p.trace[0], 17, "%s", aoe_strategy_names[i]);
+        cr_assert_eq(p.calls, 10);
+    }
+}
+
+Test(strategy, time_limit_stops_the_search)
+{
+    space s;
+    make_space(&s);
+    static probe p;
+    for (int i = 0; aoe_strategy_names[i]; i++) {
+        memset(&p, 0, sizeof p);
+        p.s = &s;
+        p.sleep_ns = 20 * 1000 * 1000; /* the whole space would take seconds */
+        aoe_budget b = {.max_evals = 0, .time_limit_s = 0.1, .seed = 4, .start_config = -1};
+        aoe_search_result r;
+        cr_assert_eq(aoe_strategy_run(aoe_strategy_names[i], &s.sp, probe_eval, &p, &b, &r), 0);
+        cr_assert_gt(p.calls, 0, "%s", aoe_strategy_names[i]);
+        cr_assert_lt(p.calls, s.sp.n_configs / 2, "%s ignored the time limit (%zu evaluations)",
+                     aoe_strategy_names[i], p.calls);
+        cr_assert_eq(r.evaluations, p.calls);
+    }
+}
+
+Test(strategy, empty_space_evaluates_nothing)
+{
+    aoe_search_space sp = {NP, n_values, 0, NULL};
+    probe p = {0};
+    aoe_budget b = {.max_evals = 10, .seed = 1, .start_config = 3};
+    aoe_search_result r;
+    for (int i = 0; aoe_strategy_names[i]; i++) {
+        cr_assert_eq(aoe_strategy_run(aoe_strategy_names[i], &sp, probe_eval, &p, &b, &r), 0);
+        cr_assert_eq(r.best_config, -1);
+        cr_assert_eq(r.evaluations, 0);
+    }
+    cr_assert_eq(p.calls, 0);
+}

@@ -1,0 +1,244 @@
+/* `aoe bank export|import|merge|delete`: moving records in and out. */
+#include "tuner/cli.h"
+#include "tuner/cli_bank.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IMPORT_MAX_BYTES (1024L * 1024 * 1024) /* refuse larger files outright */
+
+int bank_cmd_export(int argc, char **argv)
+{
+    bank_args a = {.cmd = "export",
+                   .help = "usage: aoe bank export [-o FILE] [--fingerprint FP] [--json]\n\n"
+                           "Writes every record (or one device's) as a JSON document to FILE\n"
+                           "(written to FILE.tmp, then renamed) or stdout. The format is in the\n"
+                           "README, section \"The knowledge bank\". --json with -o: the summary\n"
+                           "as JSON.\n",
+                   .allowed = BOPT_FP | BOPT_OUTPUT};
+    int rc = bank_parse(&a, argc, argv);
+    if (rc >= 0) return rc;
+    aoe_bank *b = bank_cli_open(&a, AOE_BANK_READONLY);
+    if (!b) return AOE_EXIT_FAIL;
+    char tmp[4200], err[4400];
+    FILE *out = stdout;
+    if (a.output && strcmp(a.output, "-")) {
+        snprintf(tmp, sizeof tmp, "%s.tmp", a.output);
+        if (!(out = fopen(tmp, "w"))) {
+            fprintf(stderr, "aoe bank export: cannot write %s: %s\n", tmp, strerror(errno));
+            aoe_bank_close(b);
+            return AOE_EXIT_FAIL;
+        }
+    }
+    long n = aoe_bank_export_json(b, a.fp, out, err, sizeof err);
+    aoe_bank_close(b);
+    if (out != stdout) {
+        if (fclose(out) && n >= 0) {
+            snprintf(err, sizeof err, "cannot write %s", tmp);
+            n = -1;
+        }
+        if (n >= 0 && rename(tmp, a.output)) {
+            snprintf(err, sizeof err, "cannot rename %s: %s", tmp, strerror(errno));
+            n = -1;
+        }
+        if (n < 0) unlink(tmp);
+    }
+    if (n < 0) {
+        fprintf(stderr, "aoe bank export: %s\n", err);
+        return AOE_EXIT_FAIL;
+    }
+    if (out != stdout && a.json)
+        printf("{\"exported\": %ld, \"file\": \"%s\"}\n", n, a.output);
+    else
+        fprintf(stderr, "aoe bank export: %ld record%s\n", n, n == 1 ? "" : "s");
+    return AOE_EXIT_OK;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f) {
+        fprintf(stderr, "aoe bank import: cannot read %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n == cap) {
+            if (cap >= (size_t)IMPORT_MAX_BYTES) {
+                fprintf(stderr, "aoe bank import: %s is larger than %ld MiB\n", path,
+                        IMPORT_MAX_BYTES >> 20);
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb, cap *= 2;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0) break;
+    }
+    if (buf && ferror(f)) {
+        fprintf(stderr, "aoe bank import: cannot read %s\n", path);
+        free(buf);
+        buf = NULL;
+    }
+    if (f != stdin) fclose(f);
+    *len = n;
+    return buf;
+}
+
+typedef struct {
+    int json, n;
+} reject_ctx;
+
+static void print_reject(void *vctx, size_t index, const char *reason)
+{
+    reject_ctx *c = vctx;
+    if (c->json) {
+        printf("%s\n    {\"index\": %zu, \"reason\": ", c->n ? "," : "", index);
+        bank_print_json_string(stdout, reason);
+        printf("}");
+    } else {
+        fprintf(stderr, "aoe bank import: records[%zu] rejected: %s\n", index, reason);
+    }
+    c->n++;
+}
+
+static void print_counts(const char *what, const aoe_bank_counts *c, int json, const char *path)
+{
+    if (json)
+        printf("  \"added\": %zu,\n  \"updated\": %zu,\n  \"reserved\": %zu,\n  \"rejected\": "
+               "%zu\n}\n",
+               c->added, c->updated, c->reserved, c->rejected);
+    else
+        printf("%s %s: %zu added, %zu updated, %zu kept (existing entry as good), %zu rejected\n",
+               what, path, c->added, c->updated, c->reserved, c->rejected);
+}
+
+int bank_cmd_import(int argc, char **argv)
+{
+    bank_args a = {.cmd = "import",
+                   .help = "usage: aoe bank import FILE [--margin F] [--json]\n\n"
+                           "Adds the records of an export (FILE, or - for stdin). Each entry is\n"
+                           "validated; a bad one is rejected with its index and reason and the\n"
+                           "good ones are kept. An entry replaces an existing one only when its\n"
+                           "tuned time is better by more than the margin (default 0: any\n"
+                           "improvement). All in one transaction. Exit 1 if any entry was\n"
+                           "rejected or the file is unusable.\n",
+                   .allowed = BOPT_MARGIN,
+                   .min_pos = 1,
+                   .max_pos = 1};
+    int rc = bank_parse(&a, argc, argv);
+    if (rc >= 0) return rc;
+    size_t len;
+    char *text = read_all(a.pos[0], &len);
+    if (!text) return AOE_EXIT_FAIL;
+    aoe_bank *b = bank_cli_open(&a, AOE_BANK_READWRITE);
+    if (!b) {
+        free(text);
+        return AOE_EXIT_FAIL;
+    }
+    reject_ctx rc_ctx = {a.json, 0};
+    aoe_bank_counts c;
+    char err[512];
+    if (a.json) printf("{\n  \"rejects\": [");
+    rc = aoe_bank_import_json(b, text, len, a.margin, print_reject, &rc_ctx, &c, err, sizeof err);
+    free(text);
+    if (a.json) printf("\n  ],\n");
+    if (rc) {
+        if (a.json) printf("  \"error\": "), bank_print_json_string(stdout, err), printf("\n}\n");
+        fprintf(stderr, "aoe bank import: %s: %s\n", a.pos[0], err);
+        aoe_bank_close(b);
+        return AOE_EXIT_FAIL;
+    }
+    print_counts("imported into", &c, a.json, aoe_bank_path(b));
+    aoe_bank_close(b);
+    return c.rejected ? AOE_EXIT_FAIL : AOE_EXIT_OK;
+}
+
+int bank_cmd_merge(int argc, char **argv)
+{
+    bank_args a = {.cmd = "merge",
+                   .help = "usage: aoe bank merge SRC_BANK [--fingerprint FP] [--json]\n\n"
+                           "Adds the records of the bank directory SRC_BANK (opened read-only)\n"
+                           "to this bank, keeping the faster entry per key. Only devices this\n"
+                           "bank already holds are merged (into an empty bank: all); a device\n"
+                           "it does not hold refuses the merge, naming both. --fingerprint FP:\n"
+                           "merge only that device. One transaction.\n",
+                   .allowed = BOPT_FP,
+                   .min_pos = 1,
+                   .max_pos = 1};
+    int rc = bank_parse(&a, argc, argv);
+    if (rc >= 0) return rc;
+    char err[1024];
+    aoe_bank *src = aoe_bank_open(a.pos[0], AOE_BANK_READONLY, err, sizeof err);
+    if (!src) {
+        fprintf(stderr, "aoe bank merge: source: %s\n", err);
+        return AOE_EXIT_FAIL;
+    }
+    aoe_bank *dst = bank_cli_open(&a, AOE_BANK_READWRITE);
+    if (!dst) {
+        aoe_bank_close(src);
+        return AOE_EXIT_FAIL;
+    }
+    aoe_bank_counts c;
+    rc = aoe_bank_merge(dst, src, a.fp, &c, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "aoe bank merge: %s\n", err);
+    } else {
+        if (a.json)
+            printf("{\n  \"source\": "), bank_print_json_string(stdout, a.pos[0]), printf(",\n");
+        print_counts("merged into", &c, a.json, aoe_bank_path(dst));
+    }
+    aoe_bank_close(dst);
+    aoe_bank_close(src);
+    return rc ? AOE_EXIT_FAIL : AOE_EXIT_OK;
+}
+
+int bank_cmd_delete(int argc, char **argv)
+{
+    bank_args a = {.cmd = "delete",
+                   .help = "usage: aoe bank delete KEY [--fingerprint FP] [--json]\n\n"
+                           "Removes one record. KEY is the hex operator key or a prefix that\n"
+                           "matches exactly one record (of FP when given).\n",
+                   .allowed = BOPT_FP,
+                   .min_pos = 1,
+                   .max_pos = 1};
+    int rc = bank_parse(&a, argc, argv);
+    if (rc >= 0) return rc;
+    aoe_bank *b = bank_cli_open(&a, AOE_BANK_READWRITE);
+    if (!b) return AOE_EXIT_FAIL;
+    char fp[AOE_FINGERPRINT_LEN], hex[33];
+    aoe_key key;
+    aoe_record *r = malloc(sizeof *r);
+    rc = !r || bank_find_key(b, a.pos[0], a.fp, fp, sizeof fp, &key, r);
+    free(r);
+    if (!rc) {
+        if (aoe_bank_is_readonly(b)) {
+            fprintf(stderr, "aoe bank delete: %s is read-only\n", aoe_bank_path(b));
+            rc = 1;
+        } else {
+            rc = aoe_bank_delete(b, fp, &key) == 1 ? 0 : 1;
+        }
+    }
+    aoe_bank_close(b);
+    if (rc) return AOE_EXIT_FAIL;
+    aoe_key_to_hex(&key, hex);
+    if (a.json) {
+        printf("{\"deleted\": \"%s\", \"fingerprint\": ", hex);
+        bank_print_json_string(stdout, fp);
+        printf("}\n");
+    } else {
+        printf("deleted %s (device %s)\n", hex, fp);
+    }
+    return AOE_EXIT_OK;
+}

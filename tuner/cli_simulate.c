@@ -1,0 +1,216 @@
+/* `aoe tune --simulate`: scores strategies on a recorded full search space. */
+#include "tuner/cli.h"
+#include "tuner/sim.h"
+#include "tuner/strategy.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const size_t checkpoints[] = {25, 50, 100, 200, 400};
+#define N_CHECKPOINTS (sizeof checkpoints / sizeof checkpoints[0])
+#define MAX_RUNS 100000
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: aoe tune --simulate FILE.json.gz [--strategy S|all] [--max-evals N]\n"
+            "                [--runs R] [--seed K] [--json]\n"
+            "\n"
+            "Scores search strategies on a recorded full search space (a gzipped Kernel Tuner\n"
+            "cache file): each evaluation is a look-up of the recorded time, a failed\n"
+            "configuration costs an evaluation. Prints the mean fraction of optimum (best\n"
+            "time of the space / best time found) after 25, 50, 100, 200 and 400 evaluations\n"
+            "(those <= N, and N itself), over R seeded runs; random search is always shown\n"
+            "as the reference.\n"
+            "\n"
+            "  --strategy S   one of:");
+    for (int i = 0; aoe_strategy_names[i]; i++) fprintf(out, " %s", aoe_strategy_names[i]);
+    fprintf(out, ", or all (default)\n"
+                 "  --max-evals N  evaluations per run (default 200)\n"
+                 "  --runs R       runs per strategy, seeds K, K+1, ... (default 20)\n"
+                 "  --seed K       first seed (default 1)\n"
+                 "  --json         {\"dataset\", \"optimum\", \"strategies\": [{\"strategy\",\n"
+                 "                 \"fraction_at\": {\"25\": f, ...}}]}\n");
+}
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    if (!s || !*s || *s == '-') return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+static bool known_strategy(const char *name)
+{
+    for (int i = 0; aoe_strategy_names[i]; i++)
+        if (!strcmp(aoe_strategy_names[i], name)) return true;
+    return false;
+}
+
+typedef struct {
+    const char *file, *strategy;
+    uint64_t max_evals, runs, seed;
+    bool json;
+} sim_args;
+
+/* Returns -1 on a usage error (message printed), 1 for --help, 0 otherwise. */
+static int parse_args(int argc, char **argv, sim_args *a)
+{
+    *a = (sim_args){.strategy = "all", .max_evals = 200, .runs = 20, .seed = 1};
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) return 1;
+        if (!strcmp(o, "--json")) {
+            a->json = true;
+            continue;
+        }
+        bool takes = !strcmp(o, "--simulate") || !strcmp(o, "--strategy") ||
+                     !strcmp(o, "--max-evals") || !strcmp(o, "--runs") || !strcmp(o, "--seed");
+        if (!takes) {
+            fprintf(stderr, "aoe tune --simulate: unknown argument '%s'\n", o);
+            return -1;
+        }
+        if (!v) {
+            fprintf(stderr, "aoe tune --simulate: %s needs a value\n", o);
+            return -1;
+        }
+        i++;
+        if (!strcmp(o, "--simulate"))
+            a->file = v;
+        else if (!strcmp(o, "--strategy")) {
+            if (strcmp(v, "all") && !known_strategy(v)) {
+                fprintf(stderr, "aoe tune --simulate: unknown strategy '%s'\n", v);
+                return -1;
+            }
+            a->strategy = v;
+        } else if (!strcmp(o, "--max-evals")) {
+            if (parse_u64(v, 1000000, &a->max_evals) || !a->max_evals) {
+                fprintf(stderr, "aoe tune --simulate: --max-evals must be 1..1000000, not '%s'\n",
+                        v);
+                return -1;
+            }
+        } else if (!strcmp(o, "--runs")) {
+            if (parse_u64(v, MAX_RUNS, &a->runs) || !a->runs) {
+                fprintf(stderr, "aoe tune --simulate: --runs must be 1..%d, not '%s'\n", MAX_RUNS,
+                        v);
+                return -1;
+            }
+        } else if (parse_u64(v, UINT64_MAX, &a->seed)) {
+            fprintf(stderr, "aoe tune --simulate: --seed must be an unsigned integer, not '%s'\n",
+                    v);
+            return -1;
+        }
+    }
+    if (!a->file) {
+        fprintf(stderr, "aoe tune --simulate: FILE.json.gz is required\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* Strategies to score: the one asked for (random added as the reference), or
+ * every distinct strategy ("auto" is an alias). */
+static size_t pick(const char *which, const char **out)
+{
+    size_t n = 0;
+    if (!strcmp(which, "all")) {
+        for (int i = 0; aoe_strategy_names[i]; i++)
+            if (strcmp(aoe_strategy_names[i], "auto")) out[n++] = aoe_strategy_names[i];
+        return n;
+    }
+    if (strcmp(which, "random")) out[n++] = "random";
+    out[n++] = which;
+    return n;
+}
+
+static void print_json(const aoe_sim_dataset *ds, const char **names, size_t n_names,
+                       const size_t *at, size_t n_at, const double *means)
+{
+    cJSON *root = cJSON_CreateObject(), *list = cJSON_CreateArray();
+    cJSON_AddStringToObject(root, "dataset", ds->name);
+    cJSON_AddNumberToObject(root, "optimum", ds->optimum);
+    cJSON_AddItemToObject(root, "strategies", list);
+    for (size_t s = 0; s < n_names; s++) {
+        cJSON *e = cJSON_CreateObject(), *f = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "strategy", names[s]);
+        for (size_t j = 0; j < n_at; j++) {
+            char key[24];
+            snprintf(key, sizeof key, "%zu", at[j]);
+            cJSON_AddNumberToObject(f, key, means[s * n_at + j]);
+        }
+        cJSON_AddItemToObject(e, "fraction_at", f);
+        cJSON_AddItemToArray(list, e);
+    }
+    char *text = cJSON_PrintUnformatted(root);
+    if (text) puts(text);
+    free(text);
+    cJSON_Delete(root);
+}
+
+static void print_table(const aoe_sim_dataset *ds, const sim_args *a, const char **names,
+                        size_t n_names, const size_t *at, size_t n_at, const double *means)
+{
+    printf("%s: %s on %s, %zu configurations (%zu failed), optimum %.6g ms\n", ds->name,
+           *ds->kernel ? ds->kernel : "?", *ds->device ? ds->device : "?", ds->space.n_configs,
+           ds->n_failed, ds->optimum);
+    printf("mean fraction of optimum over %" PRIu64 " runs (seeds %" PRIu64 "..%" PRIu64
+           ") after N evaluations:\n\n",
+           a->runs, a->seed, a->seed + a->runs - 1);
+    printf("%-10s", "strategy");
+    for (size_t j = 0; j < n_at; j++) printf(" %7zu", at[j]);
+    printf("\n");
+    for (size_t s = 0; s < n_names; s++) {
+        printf("%-10s", names[s]);
+        for (size_t j = 0; j < n_at; j++) printf(" %7.3f", means[s * n_at + j]);
+        printf("\n");
+    }
+}
+
+int aoe_simulate_main(int argc, char **argv)
+{
+    sim_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc) {
+        usage(rc > 0 ? stdout : stderr);
+        return rc > 0 ? AOE_EXIT_OK : AOE_EXIT_USAGE;
+    }
+    char err[512];
+    aoe_sim_dataset *ds = aoe_sim_load(a.file, err, sizeof err);
+    if (!ds) {
+        fprintf(stderr, "aoe tune --simulate: %s\n", err);
+        return AOE_EXIT_FAIL;
+    }
+    size_t at[N_CHECKPOINTS + 1], n_at = 0;
+    for (size_t j = 0; j < N_CHECKPOINTS; j++)
+        if (checkpoints[j] <= a.max_evals) at[n_at++] = checkpoints[j];
+    if (!n_at || at[n_at - 1] != a.max_evals) at[n_at++] = a.max_evals;
+
+    const char *names[32];
+    size_t n_names = pick(a.strategy, names);
+    double *means = calloc(n_names * n_at, sizeof(double));
+    rc = means ? AOE_EXIT_OK : AOE_EXIT_FAIL;
+    for (size_t s = 0; s < n_names && rc == AOE_EXIT_OK; s++)
+        if (aoe_sim_score(ds, names[s], a.max_evals, (int)a.runs, a.seed, at, n_at,
+                          means + s * n_at)) {
+            fprintf(stderr, "aoe tune --simulate: out of memory scoring %s\n", names[s]);
+            rc = AOE_EXIT_FAIL;
+        }
+    if (rc == AOE_EXIT_OK) {
+        if (a.json)
+            print_json(ds, names, n_names, at, n_at, means);
+        else
+            print_table(ds, &a, names, n_names, at, n_at, means);
+    }
+    free(means);
+    aoe_sim_free(ds);
+    return rc;
+}

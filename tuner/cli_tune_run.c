@@ -1,0 +1,164 @@
+/* `aoe tune`: runs the jobs (files or spool) with the options of the command
+ * line and the configuration, shows progress, collects the summary rows. */
+#include "preload/log.h"
+#include "tuner/cli.h"
+#include "tuner/cli_tune.h"
+#include "tuner/spool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    aoe_tune_cli *c;
+    aoe_tune_row *rows;
+    size_t nrows, cap;
+    int tty;
+    const char *kernel;
+    size_t last_line; /* plain progress: evaluations at the last printed line */
+} run_ctx;
+
+static void progress(void *ctx, size_t done, size_t total, double best_us, double default_us)
+{
+    run_ctx *x = ctx;
+    if (x->tty) {
+        int width = 30, fill = total ? (int)((double)width * (double)done / (double)total) : 0;
+        if (fill > width) fill = width;
+        fprintf(stderr, "\r%-20.20s [%.*s%*s] %zu/%zu  best %.1f us (default %.1f us) ", x->kernel,
+                fill, "##############################", width - fill, "", done, total, best_us,
+                default_us);
+        fflush(stderr);
+    } else if (!x->c->json && (done == total || done >= x->last_line + (total + 9) / 10)) {
+        fprintf(stderr, "aoe tune: %s: %zu/%zu variants, best %.1f us (default %.1f us)\n",
+                x->kernel, done, total, best_us, default_us);
+        x->last_line = done;
+    }
+}
+
+static void options_for(run_ctx *x, const aoe_job *job, aoe_tune_options *o)
+{
+    const aoe_tune_cli *c = x->c;
+    const aoe_config *cfg = c->cfg;
+    memset(o, 0, sizeof *o);
+    o->strategy = c->strategy;
+    o->max_evals = c->max_evals     ? c->max_evals
+                   : job->max_evals ? job->max_evals
+                                    : (size_t)cfg->num[AOE_CFG_MAX_EVALS];
+    o->time_limit_s = c->time_limit           ? c->time_limit
+                      : job->time_limit_s > 0 ? job->time_limit_s
+                                              : (double)cfg->num[AOE_CFG_TIME_LIMIT];
+    o->seed = c->seed_set ? c->seed : 1;
+    o->space.tunables_dir = c->tunables_dir[0] ? c->tunables_dir : NULL;
+    o->space.tunables_extra = cfg->text[AOE_CFG_TUNABLES][0] ? cfg->text[AOE_CFG_TUNABLES] : NULL;
+    o->space.auto_defines = c->auto_defines || cfg->num[AOE_CFG_AUTO_DEFINES];
+    o->parallel_compile = (int)cfg->num[AOE_CFG_PARALLEL_COMPILE];
+    o->variant_timeout_s = (double)cfg->num[AOE_CFG_VARIANT_TIMEOUT];
+    o->dry_run = c->dry_run;
+    o->bank = c->bank_handle;
+    o->progress = progress;
+    o->progress_ctx = x;
+}
+
+static aoe_tune_row *add_row(run_ctx *x, const char *file)
+{
+    if (x->nrows == x->cap) {
+        size_t cap = x->cap ? 2 * x->cap : 8;
+        aoe_tune_row *n = realloc(x->rows, cap * sizeof *n);
+        if (!n) return NULL;
+        x->rows = n, x->cap = cap;
+    }
+    aoe_tune_row *row = &x->rows[x->nrows++];
+    memset(row, 0, sizeof *row);
+    row->file = strdup(file);
+    return row;
+}
+
+static int tune_one(void *ctx, const char *path, const aoe_job *job, char *err, size_t errlen)
+{
+    run_ctx *x = ctx;
+    aoe_tune_options o;
+    aoe_tune_row *row = add_row(x, path);
+    if (!row) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    options_for(x, job, &o);
+    x->kernel = job->kernel_name;
+    x->last_line = 0;
+    int rc = aoe_tune_job(job, &o, &row->r);
+    if (x->tty) fprintf(stderr, "\n");
+    if (rc) {
+        snprintf(err, errlen, "%s", row->r.error);
+        if (!x->c->json) fprintf(stderr, "aoe tune: %s: %s\n", path, row->r.error);
+    }
+    return rc;
+}
+
+static int known(void *ctx, const aoe_job *job)
+{
+    run_ctx *x = ctx;
+    aoe_record rec;
+    return x->c->bank_handle &&
+           aoe_bank_get(x->c->bank_handle, job->fingerprint, &job->key, &rec) == 1;
+}
+
+static int finish(run_ctx *x, int rc)
+{
+    if (x->c->json)
+        aoe_tune_print_json(stdout, x->rows, x->nrows, x->c->dry_run);
+    else if (x->nrows)
+        aoe_tune_print_table(stdout, x->rows, x->nrows, x->c->dry_run);
+    for (size_t i = 0; i < x->nrows; i++) {
+        if (!x->rows[i].r.ok) rc = AOE_EXIT_FAIL;
+        free((char *)x->rows[i].file);
+    }
+    free(x->rows);
+    return rc;
+}
+
+int aoe_tune_files(aoe_tune_cli *c)
+{
+    run_ctx x = {.c = c, .tty = isatty(STDERR_FILENO)};
+    int rc = AOE_EXIT_OK;
+    for (int i = 0; i < c->njobs; i++) {
+        aoe_job job;
+        char err[1024];
+        memset(&job, 0, sizeof job);
+        if (aoe_job_read(c->jobs[i], &job, err, sizeof err)) {
+            fprintf(stderr, "aoe tune: %s: %s\n", c->jobs[i], err);
+            aoe_tune_row *row = add_row(&x, c->jobs[i]);
+            if (row) {
+                snprintf(row->r.error, sizeof row->r.error, "unreadable job: %.900s", err);
+                snprintf(row->r.kernel, sizeof row->r.kernel, "?");
+                row->r.put = -2;
+            }
+            rc = AOE_EXIT_FAIL;
+            continue;
+        }
+        tune_one(&x, c->jobs[i], &job, err, sizeof err);
+        aoe_job_free(&job);
+    }
+    return finish(&x, rc);
+}
+
+int aoe_tune_spool(aoe_tune_cli *c)
+{
+    run_ctx x = {.c = c, .tty = isatty(STDERR_FILENO)};
+    aoe_spool_stats st;
+    char err[512];
+    if (aoe_spool_run(c->spool, c->idle_exit, tune_one, known, &x, &st, err, sizeof err)) {
+        fprintf(stderr, "aoe tune: %s\n", err);
+        finish(&x, AOE_EXIT_FAIL);
+        return AOE_EXIT_FAIL;
+    }
+    if (st.busy) { /* another tuner owns this spool: silently done */
+        free(x.rows);
+        return AOE_EXIT_OK;
+    }
+    if (!c->json)
+        fprintf(stderr,
+                "aoe tune: spool %s: %u tuned, %u failed, %u skipped (already in the bank)\n",
+                c->spool, st.tuned, st.failed, st.skipped);
+    return finish(&x, st.failed ? AOE_EXIT_FAIL : AOE_EXIT_OK);
+}

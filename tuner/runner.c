@@ -1,0 +1,299 @@
+/* The parent side of tuning one job. The parent never touches the device:
+ * it builds the space, drives the strategy and asks the worker; when the
+ * worker dies (crash, hang) the variant is marked failed and a fresh worker
+ * is started for the next one. */
+#include "tuner/runner.h"
+#include "preload/log.h"
+#include "tuner/isolate.h"
+#include "tuner/measure.h"
+#include "tuner/runner_worker.h"
+#include "tuner/strategy.h"
+#include "tuner/verify.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_RESTART_FAILURES 3
+
+typedef struct {
+    const aoe_job *job;
+    const aoe_tune_options *o;
+    aoe_tune_result *r;
+    aoe_space *sp;
+    aoe_tolerance tol;
+    aoe_worker *w;
+    double deadline;
+    double best_us;
+    int restart_failures;
+    uint8_t *prepared; /* per config: compile requested ahead */
+    size_t nconfigs;
+    int prepare_ahead; /* the whole space will be evaluated: compile ahead in parallel */
+} tctx;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void aoe_tune_note_failure(aoe_tune_result *r, const char *reason)
+{
+    char cat[32];
+    aoe_reason_category(reason, cat, sizeof cat);
+    r->failures++;
+    for (unsigned i = 0; i < r->nreasons; i++)
+        if (!strcmp(r->reasons[i].category, cat)) {
+            r->reasons[i].count++;
+            return;
+        }
+    if (r->nreasons == AOE_TUNE_MAX_REASONS) return;
+    aoe_fail_reason *f = &r->reasons[r->nreasons++];
+    snprintf(f->category, sizeof f->category, "%s", cat);
+    snprintf(f->example, sizeof f->example, "%s", reason);
+    f->count = 1;
+}
+
+/* Sends one request; a dead worker becomes a reason. */
+static int ask(tctx *c, const aoe_wreq *q, const void *extra, size_t extralen, aoe_wrep *rep,
+               double timeout_s)
+{
+    memset(rep, 0, sizeof *rep);
+    if (extralen) {
+        if (aoe_worker_send(c->w, q, sizeof *q) || aoe_worker_send(c->w, extra, extralen)) {
+            aoe_worker_call(c->w, NULL, 0, rep, sizeof *rep, 1, rep->reason, sizeof rep->reason);
+            rep->status = -1;
+            return -1;
+        }
+        q = NULL;
+    }
+    if (aoe_worker_call(c->w, q, q ? sizeof *q : 0, rep, sizeof *rep, timeout_s, rep->reason,
+                        sizeof rep->reason)) {
+        rep->status = -1;
+        return -1;
+    }
+    return rep->status;
+}
+
+/* A live worker with the device open and the reference established. */
+static int ensure_worker(tctx *c, aoe_wrep *rep)
+{
+    if (aoe_worker_alive(c->w)) return 0;
+    if (c->w) aoe_worker_stop(c->w);
+    char err[256];
+    c->w = aoe_worker_start(aoe_runner_worker_main, (void *)c->job, err, sizeof err);
+    if (!c->w) {
+        snprintf(rep->reason, sizeof rep->reason, "runtime error: starting a worker: %s", err);
+        return -1;
+    }
+    aoe_wreq q = {.op = AOE_WOP_OPEN, .tol = c->tol};
+    return ask(c, &q, NULL, 0, rep, 3 * c->o->variant_timeout_s + 10);
+}
+
+static void prepare_from(tctx *c, size_t config)
+{
+    size_t chunk = (size_t)(c->o->parallel_compile > 1 ? 2 * c->o->parallel_compile : 0);
+    if (!c->prepare_ahead || !chunk || c->prepared[config]) return;
+    aoe_policy *p = calloc(chunk, sizeof *p);
+    uint32_t n = 0;
+    for (size_t k = config; k < c->nconfigs && n < chunk; k++) {
+        if (c->prepared[k]) continue;
+        c->prepared[k] = 1;
+        if (!aoe_space_policy(c->sp, c->job, k, &p[n])) n++;
+    }
+    aoe_wrep rep;
+    aoe_wreq q = {.op = AOE_WOP_PREPARE, .count = n, .parallel = c->o->parallel_compile};
+    if (p && n) ask(c, &q, p, n * sizeof *p, &rep, c->o->variant_timeout_s * (double)n + 10);
+    free(p);
+}
+
+static double eval(void *ctx, size_t config)
+{
+    tctx *c = ctx;
+    aoe_wrep rep;
+    aoe_policy pol;
+    if (c->restart_failures >= MAX_RESTART_FAILURES || now_s() > c->deadline) return -1;
+    if (aoe_space_policy(c->sp, c->job, config, &pol)) {
+        aoe_tune_note_failure(c->r, "refused: no policy for this configuration");
+        return -1;
+    }
+    if (ensure_worker(c, &rep)) {
+        c->restart_failures++;
+        char why[1100];
+        snprintf(why, sizeof why, "runtime error: restarting the worker: %s", rep.reason);
+        aoe_tune_note_failure(c->r, why);
+        return -1;
+    }
+    c->restart_failures = 0;
+    prepare_from(c, config);
+    if (!aoe_worker_alive(c->w) && ensure_worker(c, &rep)) return -1;
+    aoe_wreq q = {.op = AOE_WOP_VARIANT, .tol = c->tol, .pol = pol};
+    q.cutoff_us = c->best_us > 0 ? 1.5 * c->best_us : 0;
+    ask(c, &q, NULL, 0, &rep, c->o->variant_timeout_s);
+    c->r->evaluations++;
+    if (rep.status) {
+        AOE_DEBUG("variant %zu failed: %s", config, rep.reason);
+        aoe_tune_note_failure(c->r, rep.reason);
+        return -1;
+    }
+    double t = rep.timing.median_us > 0 ? rep.timing.median_us : 1e-3;
+    AOE_DEBUG("variant %zu: %.1f us (%d runs%s)", config, t, rep.timing.runs,
+              rep.timing.abandoned ? ", abandoned" : "");
+    if (rep.timing.abandoned) c->r->abandoned++;
+    if (!rep.timing.abandoned && (c->best_us <= 0 || t < c->best_us)) c->best_us = t;
+    if (c->o->progress)
+        c->o->progress(c->o->progress_ctx, c->r->evaluations, c->o->max_evals, c->best_us,
+                       c->r->default_us);
+    return t;
+}
+
+static void default_policy(const aoe_job *job, aoe_policy *p)
+{
+    memset(p, 0, sizeof *p);
+    p->work_dim = job->work_dim;
+    for (uint32_t d = 0; d < job->work_dim && d < 3; d++) {
+        p->global[d] = job->global[d];
+        p->local[d] = job->has_local ? job->local[d] : 0;
+    }
+}
+
+static void describe(const aoe_job *job, const aoe_policy *p, char *out, size_t len)
+{
+    size_t n = (size_t)snprintf(out, len, "%s global=", job->kernel_name);
+    for (uint32_t d = 0; d < job->work_dim && d < 3 && n < len; d++)
+        n += (size_t)snprintf(out + n, len - n, "%s%" PRIu64, d ? "x" : "", job->global[d]);
+    if (n < len) n += (size_t)snprintf(out + n, len - n, " policy:");
+    if (!p->n_params && n < len) n += (size_t)snprintf(out + n, len - n, " default");
+    for (uint32_t i = 0; i < p->n_params && i < AOE_MAX_PARAMS && n < len; i++)
+        n += (size_t)snprintf(out + n, len - n, " %s=%" PRId64, p->params[i].name,
+                              p->params[i].value);
+    if (n < len && p->local[0]) {
+        n += (size_t)snprintf(out + n, len - n, " local=");
+        for (uint32_t d = 0; d < p->work_dim && d < 3 && n < len; d++)
+            n += (size_t)snprintf(out + n, len - n, "%s%" PRIu64, d ? "x" : "", p->local[d]);
+    }
+}
+
+/* Measures the default and the best again, alternately for 3 rounds, so
+ * that both come from the same conditions; keeps each one's fastest round
+ * (load from other processes only ever adds time). */
+static void confirm(tctx *c, long best)
+{
+    aoe_tune_result *r = c->r;
+    aoe_wrep rep;
+    aoe_policy pol;
+    if (best < 0 || aoe_space_policy(c->sp, c->job, (size_t)best, &pol)) return;
+    aoe_wreq qd = {.op = AOE_WOP_DEFAULT, .final = 1, .tol = c->tol};
+    aoe_wreq qb = {.op = AOE_WOP_VARIANT, .final = 1, .tol = c->tol, .pol = pol};
+    double t = c->o->variant_timeout_s, d_us = 0, d_sp = 0, b_us = 0, b_sp = 0;
+    for (int round = 0; round < 3; round++) {
+        if (ensure_worker(c, &rep) || ask(c, &qd, NULL, 0, &rep, t)) return;
+        if (!d_us || rep.timing.median_us < d_us)
+            d_us = rep.timing.median_us, d_sp = rep.timing.spread_us;
+        if (ask(c, &qb, NULL, 0, &rep, t)) {
+            aoe_tune_note_failure(r, rep.reason);
+            return;
+        }
+        if (!b_us || rep.timing.median_us < b_us)
+            b_us = rep.timing.median_us, b_sp = rep.timing.spread_us;
+    }
+    AOE_DEBUG("confirm: default %.1f +- %.1f us, best (row %ld) %.1f +- %.1f us", d_us, d_sp, best,
+              b_us, b_sp);
+    r->default_us = r->best_us = d_us;
+    r->default_spread_us = r->best_spread_us = d_sp;
+    if (aoe_beats(b_us, b_sp, d_us, d_sp)) {
+        r->improved = 1;
+        r->best = pol;
+        r->best_us = b_us;
+        r->best_spread_us = b_sp;
+    }
+}
+
+static void write_record(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result *r)
+{
+    aoe_record rec;
+    memset(&rec, 0, sizeof rec);
+    snprintf(rec.runtime, sizeof rec.runtime, "%s", job->runtime);
+    snprintf(rec.kernel_name, sizeof rec.kernel_name, "%s", job->kernel_name);
+    rec.policy = r->best;
+    rec.default_us = r->default_us;
+    rec.default_spread_us = r->default_spread_us;
+    rec.tuned_us = r->best_us;
+    rec.tuned_spread_us = r->best_spread_us;
+    rec.evaluations = (uint32_t)r->evaluations;
+    rec.tuning_seconds = r->seconds;
+    snprintf(rec.strategy, sizeof rec.strategy, "%s", o->strategy);
+    snprintf(rec.tuner_version, sizeof rec.tuner_version, "%s", AOE_VERSION);
+    rec.timestamp = (int64_t)time(NULL);
+    describe(job, &r->best, rec.summary, sizeof rec.summary);
+    /* Replace an existing entry only when better by more than this run's noise. */
+    double margin = r->best_us > 0 ? r->best_spread_us / r->best_us : 0;
+    if (margin > 0.05) margin = 0.05;
+    r->put = aoe_bank_put_if_better(o->bank, job->fingerprint, &job->key, &rec, margin);
+    if (r->put == AOE_PUT_ERROR) {
+        r->ok = 0;
+        snprintf(r->error, sizeof r->error, "writing the result to the bank failed");
+    }
+}
+
+int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result *r)
+{
+    double t0 = now_s();
+    tctx c;
+    aoe_wrep rep;
+    memset(r, 0, sizeof *r);
+    memset(&c, 0, sizeof c);
+    r->put = -2;
+    snprintf(r->kernel, sizeof r->kernel, "%s", job->kernel_name ? job->kernel_name : "?");
+    aoe_key_to_hex(&job->key, r->key_hex);
+    c.job = job, c.o = o, c.r = r;
+    c.deadline = t0 + o->time_limit_s;
+    c.tol = (aoe_tolerance){AOE_TOLERANCE_REL_L2, AOE_TOLERANCE_MAX_ABS, false};
+
+    if (ensure_worker(&c, &rep)) {
+        snprintf(r->error, sizeof r->error, "%s", rep.reason);
+        goto done;
+    }
+    r->default_us = r->best_us = rep.timing.median_us;
+    r->default_spread_us = r->best_spread_us = rep.timing.spread_us;
+    default_policy(job, &r->best);
+    if (o->dry_run) {
+        r->ok = 1;
+        goto done;
+    }
+    char err[512];
+    c.sp = aoe_space_build(job, &rep.limits, &o->space, err, sizeof err);
+    if (!c.sp) {
+        snprintf(r->error, sizeof r->error, "nothing to tune: %s", err);
+        goto done;
+    }
+    c.tol = aoe_space_tolerance(c.sp);
+    snprintf(r->space, sizeof r->space, "%s", aoe_space_describe(c.sp));
+    const aoe_search_space *ss = aoe_space_configs(c.sp);
+    r->space_size = ss->n_configs;
+    c.nconfigs = ss->n_configs;
+    c.prepared = calloc(c.nconfigs ? c.nconfigs : 1, 1);
+    c.prepare_ahead = c.prepared && ss->n_configs <= o->max_evals;
+
+    aoe_budget b = {.max_evals = o->max_evals, .seed = o->seed};
+    b.start_config = aoe_space_default_config(c.sp);
+    b.time_limit_s = c.deadline - now_s();
+    if (b.time_limit_s < 0.001) b.time_limit_s = 0.001;
+    aoe_search_result res;
+    if (aoe_strategy_run(o->strategy, ss, eval, &c, &b, &res)) {
+        snprintf(r->error, sizeof r->error, "unknown strategy '%s'", o->strategy);
+        goto done;
+    }
+    confirm(&c, res.best_config);
+    r->ok = 1;
+done:
+    r->seconds = now_s() - t0;
+    if (r->ok && !o->dry_run && o->bank) write_record(job, o, r);
+    if (c.w) aoe_worker_stop(c.w);
+    if (c.sp) aoe_space_free(c.sp);
+    free(c.prepared);
+    return r->ok ? 0 : -1;
+}

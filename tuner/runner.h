@@ -1,0 +1,65 @@
+/* Tunes one job: measures the default policy, builds the search space, runs
+ * a strategy over verified variants (all device work in an isolated worker
+ * process), confirms the best against the default and writes the result to
+ * the bank with put-if-better. */
+#ifndef AOE_RUNNER_H
+#define AOE_RUNNER_H
+
+#include "store/bank.h"
+#include "store/record.h"
+#include "tuner/job.h"
+#include "tuner/space.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef void (*aoe_tune_progress_fn)(void *ctx, size_t done, size_t total, double best_us,
+                                     double default_us);
+
+typedef struct {
+    const char *strategy; /* aoe_strategy_run name */
+    size_t max_evals;     /* variants to measure at most (> 0) */
+    double time_limit_s;  /* seconds for the search (> 0) */
+    uint64_t seed;
+    aoe_space_options space;  /* tunables and auto-defines */
+    int parallel_compile;     /* programs compiled at once */
+    double variant_timeout_s; /* watchdog per variant */
+    int dry_run;              /* measure the default only; write nothing */
+    aoe_bank *bank;           /* where the result goes (NULL: nowhere) */
+    aoe_tune_progress_fn progress;
+    void *progress_ctx;
+} aoe_tune_options;
+
+#define AOE_TUNE_MAX_REASONS 8
+
+typedef struct {
+    char category[32]; /* "crash", "timeout", "wrong result", ... */
+    unsigned count;
+    char example[512]; /* the first full reason of this category */
+} aoe_fail_reason;
+
+typedef struct {
+    int ok;           /* 1: measured/tuned; 0: the job failed (error) */
+    char error[1024]; /* why the job failed */
+    char kernel[AOE_KERNEL_NAME_LEN];
+    char key_hex[33];
+    char space[256];
+    size_t space_size;
+    double default_us, default_spread_us;
+    double best_us, best_spread_us; /* the kept policy (the default when not improved) */
+    int improved;                   /* a variant beat the default by more than the noise */
+    aoe_policy best;
+    size_t evaluations, failures, abandoned;
+    double seconds;
+    int put; /* aoe_put_result; -2: not written (dry run, failure) */
+    unsigned nreasons;
+    aoe_fail_reason reasons[AOE_TUNE_MAX_REASONS];
+} aoe_tune_result;
+
+/* Returns 0 when the job was tuned (or measured), -1 when it failed (r->error). */
+int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result *r);
+
+/* Adds a failure reason to the result's per-category counts. */
+void aoe_tune_note_failure(aoe_tune_result *r, const char *reason);
+
+#endif

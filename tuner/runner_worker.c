@@ -1,0 +1,229 @@
+/* The worker side of tuning: everything that touches the device runs here,
+ * in a child process the tuner can lose without harm. */
+#include "tuner/runner_worker.h"
+#include "tuner/isolate.h"
+#include "tuner/verify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const aoe_job *job;
+    const aoe_exec_ops *ops;
+    aoe_exec *ex;
+    aoe_reference ref;
+    int have_ref;
+    aoe_tolerance tol;
+    uint8_t **cap; /* capture target of the current reference run */
+    uint64_t cap_oob;
+    char reason[1024];
+} wstate;
+
+static const aoe_measure_opts verify_only = {1, 0, 0, 0, 0};
+
+static aoe_measure_opts timing_opts(int final, double cutoff_us)
+{
+    aoe_measure_opts o = {1, 5, 20, 0.2, cutoff_us};
+    if (final) o = (aoe_measure_opts){1, 10, 40, 0.4, 0};
+    return o;
+}
+
+static int capture(void *ctx, const aoe_outputs *outs)
+{
+    wstate *s = ctx;
+    for (uint32_t i = 0; i < outs->nargs; i++) {
+        free(s->cap[i]);
+        s->cap[i] = NULL;
+        if (!outs->data[i]) continue;
+        s->cap[i] = malloc(outs->size[i]);
+        if (!s->cap[i]) return -1;
+        memcpy(s->cap[i], outs->data[i], outs->size[i]);
+    }
+    s->cap_oob = outs->oob_bytes;
+    return 0;
+}
+
+static int verify(void *ctx, const aoe_outputs *outs)
+{
+    wstate *s = ctx;
+    return aoe_verify_outputs(&s->ref, outs->data, outs->oob_bytes, outs->oob_arg, &s->tol,
+                              s->reason, sizeof s->reason);
+}
+
+static void free_copies(uint8_t **c, uint32_t n)
+{
+    for (uint32_t i = 0; c && i < n; i++) free(c[i]);
+    free(c);
+}
+
+/* Runs the default once with buffers `w` poisoned by `poison`, into *copies. */
+static int reference_run(wstate *s, const uint8_t *w, uint8_t poison, uint8_t ***copies, char *err,
+                         size_t errlen)
+{
+    uint32_t n = s->job->nargs;
+    aoe_timing t;
+    s->cap = calloc(n ? n : 1, sizeof *s->cap);
+    if (!s->cap) return -1;
+    s->ops->set_poison(s->ex, w, poison);
+    int rc = s->ops->measure(s->ex, NULL, &verify_only, capture, s, &t, err, errlen);
+    *copies = s->cap;
+    s->cap = NULL;
+    return rc;
+}
+
+/* Finds the pure outputs (buffers the default writes without reading them)
+ * and their written bytes: see aoe_verify_classify. Poisoning one buffer can
+ * change what the kernel writes elsewhere, so repeat until the set is stable. */
+static int build_reference(wstate *s, char *err, size_t errlen)
+{
+    const aoe_job *job = s->job;
+    uint32_t n = job->nargs;
+    uint8_t **a = NULL, **b = NULL, **c = NULL, *w = calloc(n ? n : 1, 1);
+    int rc = -1, stable = 0;
+    if (!w || aoe_reference_init(&s->ref, n)) goto out;
+    if (reference_run(s, NULL, 0, &a, err, errlen)) goto out;
+    s->ref.oob_bytes = s->cap_oob;
+    for (uint32_t i = 0; i < n; i++) {
+        w[i] = a[i] != NULL;
+        s->ref.size[i] = a[i] ? job->args[i].size : 0;
+        if (a[i] && !s->ref.size[i]) s->ref.size[i] = 1;
+    }
+    /* Buffers the kernel never writes are inputs: drop them first (their
+     * poison may have changed other outputs), then the ones read in place. */
+    for (int iter = 0; iter < 4 && !stable; iter++) {
+        free_copies(b, n), free_copies(c, n);
+        b = c = NULL;
+        if (reference_run(s, w, AOE_POISON_1, &b, err, errlen)) goto out;
+        if (reference_run(s, w, AOE_POISON_2, &c, err, errlen)) goto out;
+        uint8_t pure[n ? n : 1], input[n ? n : 1];
+        int inputs = 0, impure = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            pure[i] = input[i] = 0;
+            if (!w[i]) continue;
+            free(s->ref.written[i]);
+            s->ref.written[i] = malloc(s->ref.size[i]);
+            if (!s->ref.written[i]) goto out;
+            pure[i] =
+                (uint8_t)aoe_verify_classify(a[i], b[i], c[i], s->ref.size[i], s->ref.written[i]);
+            uint64_t nw = 0;
+            for (uint64_t k = 0; k < s->ref.size[i]; k++) nw += s->ref.written[i][k];
+            input[i] = nw == 0;
+            inputs += input[i];
+            impure += !pure[i] && !input[i];
+        }
+        for (uint32_t i = 0; i < n; i++)
+            if (w[i] && (inputs ? input[i] : !pure[i])) w[i] = 0;
+        stable = !inputs && !impure;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (!a[i]) continue;
+        s->ref.poisoned[i] = stable && w[i];
+        s->ref.ref[i] = s->ref.poisoned[i] ? b[i] : a[i];
+        if (s->ref.poisoned[i])
+            b[i] = NULL;
+        else
+            a[i] = NULL;
+    }
+    if (!stable) memset(w, 0, n);
+    s->ops->set_poison(s->ex, w, AOE_POISON_1);
+    s->have_ref = 1;
+    rc = 0;
+out:
+    free_copies(a, n), free_copies(b, n), free_copies(c, n);
+    free(w);
+    return rc;
+}
+
+static void do_open(wstate *s, const aoe_wreq *q, aoe_wrep *r)
+{
+    char err[1024];
+    s->tol = q->tol;
+    s->ex = s->ops->open(s->job, err, sizeof err);
+    if (!s->ex) {
+        snprintf(r->reason, sizeof r->reason, "%s", err);
+        return;
+    }
+    s->ops->limits(s->ex, &r->limits);
+    if (build_reference(s, err, sizeof err)) {
+        snprintf(r->reason, sizeof r->reason, "the default policy: %.900s", err);
+        return;
+    }
+    for (uint32_t i = 0; i < s->job->nargs; i++) r->outputs += s->ref.poisoned[i];
+    aoe_measure_opts o = timing_opts(1, 0);
+    s->reason[0] = '\0';
+    if (s->ops->measure(s->ex, NULL, &o, verify, s, &r->timing, err, sizeof err)) {
+        snprintf(r->reason, sizeof r->reason,
+                 "the default policy does not reproduce its own results: %.900s",
+                 s->reason[0] ? s->reason : err);
+        return;
+    }
+    r->status = 0;
+}
+
+static void do_measure(wstate *s, const aoe_wreq *q, aoe_wrep *r)
+{
+    char err[1024];
+    aoe_measure_opts o = timing_opts(q->final, q->cutoff_us);
+    if (!s->ex || !s->have_ref) {
+        snprintf(r->reason, sizeof r->reason, "runtime error: the worker has no device open");
+        return;
+    }
+    s->tol = q->tol;
+    s->reason[0] = '\0';
+    const aoe_policy *pol = q->op == AOE_WOP_DEFAULT ? NULL : &q->pol;
+    if (s->ops->measure(s->ex, pol, &o, verify, s, &r->timing, err, sizeof err)) {
+        if (s->reason[0])
+            snprintf(r->reason, sizeof r->reason, "%s", s->reason);
+        else if (!strncmp(err, "build failed", 12))
+            snprintf(r->reason, sizeof r->reason, "%s", err);
+        else if (strstr(err, "never overridden") || strstr(err, "binary"))
+            snprintf(r->reason, sizeof r->reason, "refused: %.900s", err);
+        else
+            snprintf(r->reason, sizeof r->reason, "runtime error: %.900s", err);
+        return;
+    }
+    r->status = 0;
+}
+
+static void do_prepare(wstate *s, const aoe_wreq *q, int fd, aoe_wrep *r)
+{
+    aoe_policy *p = calloc(q->count ? q->count : 1, sizeof *p);
+    if (!p || aoe_read_full(fd, p, q->count * sizeof *p)) {
+        free(p);
+        snprintf(r->reason, sizeof r->reason, "runtime error: reading the policies");
+        return;
+    }
+    if (s->ex) s->ops->prepare(s->ex, p, q->count, q->parallel);
+    free(p);
+    r->status = 0;
+}
+
+int aoe_runner_worker_main(void *ctx, int fd)
+{
+    wstate s;
+    memset(&s, 0, sizeof s);
+    s.job = ctx;
+    s.ops = aoe_exec_for(s.job);
+    aoe_wreq q;
+    while (!aoe_read_full(fd, &q, sizeof q)) {
+        aoe_wrep r;
+        memset(&r, 0, sizeof r);
+        r.status = -1;
+        if (!s.ops)
+            snprintf(r.reason, sizeof r.reason, "runtime '%s' is not supported",
+                     s.job->runtime ? s.job->runtime : "");
+        else if (q.op == AOE_WOP_OPEN)
+            do_open(&s, &q, &r);
+        else if (q.op == AOE_WOP_VARIANT || q.op == AOE_WOP_DEFAULT)
+            do_measure(&s, &q, &r);
+        else if (q.op == AOE_WOP_PREPARE)
+            do_prepare(&s, &q, fd, &r);
+        else
+            snprintf(r.reason, sizeof r.reason, "runtime error: unknown request %d", q.op);
+        if (aoe_write_full(fd, &r, sizeof r)) break;
+    }
+    if (s.ex) s.ops->close(s.ex);
+    aoe_reference_free(&s.ref);
+    return 0;
+}

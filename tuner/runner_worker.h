@@ -1,0 +1,41 @@
+/* The tuner's worker protocol: the parent (runner.c) asks, the worker child
+ * (runner_worker.c) opens the executor, establishes the reference outputs of
+ * the default policy and measures and verifies variants. Fixed-size messages
+ * (policies are plain structs) over the isolate.h socket. */
+#ifndef AOE_RUNNER_WORKER_H
+#define AOE_RUNNER_WORKER_H
+
+#include "store/record.h"
+#include "tuner/exec.h"
+#include "tuner/job.h"
+#include "tuner/space.h"
+
+enum {
+    AOE_WOP_OPEN = 1,    /* open the device, build the reference, time the default */
+    AOE_WOP_VARIANT = 2, /* verify and time req.pol */
+    AOE_WOP_DEFAULT = 3, /* time the default again (final comparison) */
+    AOE_WOP_PREPARE = 4  /* compile req.count policies that follow the request */
+};
+
+typedef struct {
+    int op;
+    int final; /* more repetitions (final comparison of the best and the default) */
+    int parallel;
+    uint32_t count;
+    double cutoff_us;
+    aoe_tolerance tol;
+    aoe_policy pol;
+} aoe_wreq;
+
+typedef struct {
+    int status; /* 0 ok, -1 failed (reason) */
+    aoe_timing timing;
+    aoe_device_limits limits;
+    uint32_t outputs; /* OPEN: buffers verified as pure outputs (poisoned) */
+    char reason[1024];
+} aoe_wrep;
+
+/* The worker's body (an aoe_worker_fn); ctx is the const aoe_job *. */
+int aoe_runner_worker_main(void *ctx, int fd);
+
+#endif
