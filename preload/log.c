@@ -32,3 +32,14 @@ void aoe_log(int level, const char *fmt, ...)
     ssize_t w = write(STDERR_FILENO, buf, len);
     (void)w;
 }
+
+int aoe_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}

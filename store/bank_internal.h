@@ -81,4 +81,7 @@ int bank_walk_raw(aoe_bank *b, const char *fp, bank_raw_fn fn, void *ctx);
 /* LMDB error as text for messages. */
 const char *bank_strerror(int rc);
 
+/* Reads an 8-byte counter of the meta database (MDB_CORRUPTED if mis-sized). */
+int bank_meta_u64(MDB_txn *txn, MDB_dbi dbi, const char *name, uint64_t *v);
+
 #endif

@@ -99,7 +99,7 @@ typedef struct {
     int64_t created;
 } init_ctx;
 
-static int meta_u64(MDB_txn *txn, MDB_dbi dbi, const char *name, uint64_t *v)
+int bank_meta_u64(MDB_txn *txn, MDB_dbi dbi, const char *name, uint64_t *v)
 {
     MDB_val k = {strlen(name), (void *)name}, d;
     int rc = mdb_get(txn, dbi, &k, &d);
@@ -157,7 +157,7 @@ static int open_meta(aoe_bank *b, char *err, size_t errlen)
         return -1;
     }
     uint64_t format = 0;
-    rc = meta_u64(txn, b->meta, "format", &format);
+    rc = bank_meta_u64(txn, b->meta, "format", &format);
     mdb_txn_commit(txn); /* keeps the meta handle open */
     if (rc) {
         snprintf(err, errlen, "%s is not an AOE knowledge bank (no format version: %s)", b->path,

@@ -7,16 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int meta_u64(MDB_txn *txn, MDB_dbi dbi, const char *name, uint64_t *v)
-{
-    MDB_val k = {strlen(name), (void *)name}, d;
-    int rc = mdb_get(txn, dbi, &k, &d);
-    if (rc) return rc;
-    if (d.mv_size != 8) return MDB_CORRUPTED;
-    memcpy(v, d.mv_data, 8);
-    return 0;
-}
-
 static int count_reader(const char *msg, void *ctx)
 {
     /* one header line, then one line per slot in use */
@@ -74,9 +64,9 @@ int aoe_bank_get_stats(aoe_bank *b, aoe_bank_stats *st, char *err, size_t errlen
         return -1;
     }
     uint64_t v = 0;
-    if (!meta_u64(txn, b->meta, "format", &v)) st->format = (int)v;
-    if (!meta_u64(txn, b->meta, "created", &v)) st->created = (int64_t)v;
-    meta_u64(txn, b->meta, "generation", &st->generation);
+    if (!bank_meta_u64(txn, b->meta, "format", &v)) st->format = (int)v;
+    if (!bank_meta_u64(txn, b->meta, "created", &v)) st->created = (int64_t)v;
+    bank_meta_u64(txn, b->meta, "generation", &st->generation);
     bank_read_end(b, txn);
     char *fps[AOE_BANK_MAX_FPS];
     int n = aoe_bank_fingerprints(b, fps, AOE_BANK_MAX_FPS);
@@ -143,7 +133,7 @@ static int verify_structure(aoe_bank *b, verify_ctx *v)
     uint64_t x;
     static const char *const keys[] = {"format", "created", "generation"};
     for (int i = 0; i < 3; i++)
-        if (meta_u64(txn, b->meta, keys[i], &x))
+        if (bank_meta_u64(txn, b->meta, keys[i], &x))
             problem(v, NULL, NULL, "meta: no valid %s", keys[i]);
     int rc = mdb_dbi_open(txn, NULL, 0, &main_dbi);
     if (!rc) rc = mdb_cursor_open(txn, main_dbi, &cur);

@@ -1,6 +1,7 @@
 /* Job files: reading, validation, the operator key. Every rejection names the
  * field at fault, because a job may come from another machine or a hand edit
  * and the person reading the message has only the file. */
+#include "preload/log.h"
 #include "tuner/job.h"
 
 #include "store/opkey.h"
@@ -20,24 +21,13 @@
 /* Integers are JSON numbers (doubles): beyond 2^53 they are not exact. */
 #define JOB_MAX_INT 9007199254740992.0
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* Reads an integer field in [min, max]. Returns 0, or -1 with a message. */
 static int get_uint(const cJSON *it, const char *field, double min, double max, uint64_t *out,
                     char *err, size_t errlen)
 {
     if (!cJSON_IsNumber(it) || it->valuedouble != floor(it->valuedouble) || it->valuedouble < min ||
         it->valuedouble > max)
-        return fail(err, errlen, "%s: expected an integer in %.0f..%.0f", field, min, max);
+        return aoe_errf(err, errlen, "%s: expected an integer in %.0f..%.0f", field, min, max);
     *out = (uint64_t)it->valuedouble;
     return 0;
 }
@@ -49,15 +39,15 @@ static int get_string(const cJSON *obj, const char *name, int required, size_t m
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
     *out = NULL;
     if (!it || (cJSON_IsNull(it) && !required)) {
-        if (required) return fail(err, errlen, "%s: missing", name);
+        if (required) return aoe_errf(err, errlen, "%s: missing", name);
         return 0;
     }
     if (!cJSON_IsString(it) || !it->valuestring)
-        return fail(err, errlen, "%s: expected a string", name);
+        return aoe_errf(err, errlen, "%s: expected a string", name);
     if (maxlen && strlen(it->valuestring) > maxlen)
-        return fail(err, errlen, "%s: longer than %zu characters", name, maxlen);
+        return aoe_errf(err, errlen, "%s: longer than %zu characters", name, maxlen);
     *out = strdup(it->valuestring);
-    if (!*out) return fail(err, errlen, "%s: out of memory", name);
+    if (!*out) return aoe_errf(err, errlen, "%s: out of memory", name);
     return 0;
 }
 
@@ -66,15 +56,15 @@ static int get_b64(const cJSON *it, const char *field, uint64_t expect, uint8_t 
                    uint64_t *outlen, char *err, size_t errlen)
 {
     if (!cJSON_IsString(it) || !it->valuestring)
-        return fail(err, errlen, "%s: expected a base64 string", field);
+        return aoe_errf(err, errlen, "%s: expected a base64 string", field);
     size_t n = 0;
     *out = aoe_b64_decode(it->valuestring, strlen(it->valuestring), &n);
-    if (!*out) return fail(err, errlen, "%s: not valid base64", field);
+    if (!*out) return aoe_errf(err, errlen, "%s: not valid base64", field);
     if (expect && n != expect) {
         free(*out);
         *out = NULL;
-        return fail(err, errlen, "%s: holds %zu bytes but size is %llu", field, n,
-                    (unsigned long long)expect);
+        return aoe_errf(err, errlen, "%s: holds %zu bytes but size is %llu", field, n,
+                        (unsigned long long)expect);
     }
     if (outlen) *outlen = n;
     return 0;
@@ -88,7 +78,8 @@ static int check_fields(const cJSON *obj, const char *const *known, const char *
         int ok = 0;
         for (const char *const *k = known; *k && !ok; k++) ok = c->string && !strcmp(c->string, *k);
         if (!ok)
-            return fail(err, errlen, "%s%s: unknown field", prefix, c->string ? c->string : "?");
+            return aoe_errf(err, errlen, "%s%s: unknown field", prefix,
+                            c->string ? c->string : "?");
     }
     return 0;
 }
@@ -97,10 +88,10 @@ static int parse_sizes(const cJSON *it, const char *name, uint32_t work_dim, uin
                        char *err, size_t errlen)
 {
     char field[32];
-    if (!cJSON_IsArray(it)) return fail(err, errlen, "%s: expected an array of integers", name);
+    if (!cJSON_IsArray(it)) return aoe_errf(err, errlen, "%s: expected an array of integers", name);
     if ((uint32_t)cJSON_GetArraySize(it) != work_dim)
-        return fail(err, errlen, "%s: expected %u entries (work_dim), found %d", name, work_dim,
-                    cJSON_GetArraySize(it));
+        return aoe_errf(err, errlen, "%s: expected %u entries (work_dim), found %d", name, work_dim,
+                        cJSON_GetArraySize(it));
     for (uint32_t d = 0; d < work_dim; d++) {
         snprintf(field, sizeof field, "%s[%u]", name, d);
         if (get_uint(cJSON_GetArrayItem(it, (int)d), field, 1, JOB_MAX_INT, &out[d], err, errlen))
@@ -114,7 +105,7 @@ static int parse_arg(const cJSON *a, uint32_t i, aoe_job_arg *arg, char *err, si
     static const char *const known[] = {"kind", "size", "flags", "data_b64", "synthetic", NULL};
     char field[48], prefix[24];
     snprintf(prefix, sizeof prefix, "args[%u].", i);
-    if (!cJSON_IsObject(a)) return fail(err, errlen, "args[%u]: expected an object", i);
+    if (!cJSON_IsObject(a)) return aoe_errf(err, errlen, "args[%u]: expected an object", i);
     if (check_fields(a, known, prefix, err, errlen)) return -1;
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(a, "kind");
     const cJSON *size = cJSON_GetObjectItemCaseSensitive(a, "size");
@@ -123,14 +114,14 @@ static int parse_arg(const cJSON *a, uint32_t i, aoe_job_arg *arg, char *err, si
     const cJSON *synth = cJSON_GetObjectItemCaseSensitive(a, "synthetic");
     const char *k = cJSON_IsString(kind) ? kind->valuestring : NULL;
     if (!k)
-        return fail(err, errlen,
-                    "args[%u].kind: expected \"scalar\", \"buffer\", \"local\" or \"null\"", i);
+        return aoe_errf(err, errlen,
+                        "args[%u].kind: expected \"scalar\", \"buffer\", \"local\" or \"null\"", i);
     snprintf(field, sizeof field, "args[%u].size", i);
     if (!strcmp(k, "scalar")) {
         arg->kind = AOE_JOB_ARG_SCALAR;
         if (get_uint(size, field, 1, AOE_JOB_MAX_SCALAR, &arg->size, err, errlen)) return -1;
         snprintf(field, sizeof field, "args[%u].data_b64", i);
-        if (!data) return fail(err, errlen, "%s: missing (a scalar needs its bytes)", field);
+        if (!data) return aoe_errf(err, errlen, "%s: missing (a scalar needs its bytes)", field);
         return get_b64(data, field, arg->size, &arg->data, NULL, err, errlen);
     }
     if (!strcmp(k, "buffer")) {
@@ -140,43 +131,44 @@ static int parse_arg(const cJSON *a, uint32_t i, aoe_job_arg *arg, char *err, si
         if (flags && get_uint(flags, field, 0, JOB_MAX_INT, &arg->flags, err, errlen)) return -1;
         int synthetic = cJSON_IsTrue(synth);
         if (synth && !cJSON_IsBool(synth))
-            return fail(err, errlen, "args[%u].synthetic: expected true or false", i);
+            return aoe_errf(err, errlen, "args[%u].synthetic: expected true or false", i);
         if (synthetic == (data != NULL))
-            return fail(err, errlen,
-                        "args[%u].data_b64: a buffer needs either data_b64 or "
-                        "\"synthetic\": true (exactly one)",
-                        i);
+            return aoe_errf(err, errlen,
+                            "args[%u].data_b64: a buffer needs either data_b64 or "
+                            "\"synthetic\": true (exactly one)",
+                            i);
         if (synthetic) return 0;
         snprintf(field, sizeof field, "args[%u].data_b64", i);
         return get_b64(data, field, arg->size, &arg->data, NULL, err, errlen);
     }
     if (strcmp(k, "local") && strcmp(k, "null"))
-        return fail(err, errlen,
-                    "args[%u].kind: unknown kind \"%s\" (expected scalar, buffer, local or null)",
-                    i, k);
+        return aoe_errf(
+            err, errlen,
+            "args[%u].kind: unknown kind \"%s\" (expected scalar, buffer, local or null)", i, k);
     if (flags || data || synth) {
         const char *extra = flags ? "flags" : data ? "data_b64" : "synthetic";
-        return fail(err, errlen, "args[%u].%s: only buffer arguments have this field", i, extra);
+        return aoe_errf(err, errlen, "args[%u].%s: only buffer arguments have this field", i,
+                        extra);
     }
     if (!strcmp(k, "local")) {
         arg->kind = AOE_JOB_ARG_LOCAL;
         return get_uint(size, field, 1, JOB_MAX_INT, &arg->size, err, errlen);
     }
     arg->kind = AOE_JOB_ARG_NULLMEM; /* "null": the only kind left */
-    if (size) return fail(err, errlen, "%s: a null argument has no size", field);
+    if (size) return aoe_errf(err, errlen, "%s: a null argument has no size", field);
     return 0;
 }
 
 static int parse_args(const cJSON *root, aoe_job *job, char *err, size_t errlen)
 {
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(root, "args");
-    if (!args) return fail(err, errlen, "args: missing");
-    if (!cJSON_IsArray(args)) return fail(err, errlen, "args: expected an array");
+    if (!args) return aoe_errf(err, errlen, "args: missing");
+    if (!cJSON_IsArray(args)) return aoe_errf(err, errlen, "args: expected an array");
     int n = cJSON_GetArraySize(args);
     if (n > AOE_JOB_MAX_ARGS)
-        return fail(err, errlen, "args: more than %d arguments", AOE_JOB_MAX_ARGS);
+        return aoe_errf(err, errlen, "args: more than %d arguments", AOE_JOB_MAX_ARGS);
     job->args = calloc(n ? (size_t)n : 1, sizeof *job->args);
-    if (!job->args) return fail(err, errlen, "args: out of memory");
+    if (!job->args) return aoe_errf(err, errlen, "args: out of memory");
     job->nargs = (uint32_t)n;
     uint32_t i = 0;
     for (const cJSON *a = args->child; a; a = a->next, i++)
@@ -191,14 +183,15 @@ static int parse_program(const cJSON *root, aoe_job *job, char *err, size_t errl
     if (cJSON_IsNull(src)) src = NULL;
     if (cJSON_IsNull(bin)) bin = NULL;
     if ((src != NULL) == (bin != NULL))
-        return fail(err, errlen, "source: a job needs either source or binary_b64 (exactly one)");
+        return aoe_errf(err, errlen,
+                        "source: a job needs either source or binary_b64 (exactly one)");
     if (src) {
         if (get_string(root, "source", 1, 0, &job->source, err, errlen)) return -1;
-        if (!job->source[0]) return fail(err, errlen, "source: empty");
+        if (!job->source[0]) return aoe_errf(err, errlen, "source: empty");
         return 0;
     }
     if (get_b64(bin, "binary_b64", 0, &job->binary, &job->binary_size, err, errlen)) return -1;
-    if (!job->binary_size) return fail(err, errlen, "binary_b64: empty");
+    if (!job->binary_size) return aoe_errf(err, errlen, "binary_b64: empty");
     return 0;
 }
 
@@ -207,7 +200,7 @@ static int parse_budget(const cJSON *root, aoe_job *job, char *err, size_t errle
     static const char *const known[] = {"max_evals", "time_limit_s", NULL};
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "budget");
     if (!b || cJSON_IsNull(b)) return 0;
-    if (!cJSON_IsObject(b)) return fail(err, errlen, "budget: expected an object");
+    if (!cJSON_IsObject(b)) return aoe_errf(err, errlen, "budget: expected an object");
     if (check_fields(b, known, "budget.", err, errlen)) return -1;
     const cJSON *me = cJSON_GetObjectItemCaseSensitive(b, "max_evals");
     const cJSON *tl = cJSON_GetObjectItemCaseSensitive(b, "time_limit_s");
@@ -217,7 +210,8 @@ static int parse_budget(const cJSON *root, aoe_job *job, char *err, size_t errle
     if (tl) {
         if (!cJSON_IsNumber(tl) || !isfinite(tl->valuedouble) || tl->valuedouble < 0 ||
             tl->valuedouble > 1e9)
-            return fail(err, errlen, "budget.time_limit_s: expected a number in 0..1e9 seconds");
+            return aoe_errf(err, errlen,
+                            "budget.time_limit_s: expected a number in 0..1e9 seconds");
         job->time_limit_s = tl->valuedouble;
     }
     return 0;
@@ -231,7 +225,7 @@ static int parse_sizes_all(const cJSON *root, aoe_job *job, char *err, size_t er
         return -1;
     job->work_dim = (uint32_t)v;
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(root, "global");
-    if (!g) return fail(err, errlen, "global: missing");
+    if (!g) return aoe_errf(err, errlen, "global: missing");
     if (parse_sizes(g, "global", job->work_dim, job->global, err, errlen)) return -1;
     const cJSON *l = cJSON_GetObjectItemCaseSensitive(root, "local");
     if (!l || cJSON_IsNull(l)) return 0;
@@ -243,26 +237,26 @@ static int parse_sizes_all(const cJSON *root, aoe_job *job, char *err, size_t er
 static int parse_key(const cJSON *root, aoe_job *job, char *err, size_t errlen)
 {
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(root, "key");
-    if (!k) return fail(err, errlen, "key: missing");
+    if (!k) return aoe_errf(err, errlen, "key: missing");
     const char *s = cJSON_IsString(k) ? k->valuestring : NULL;
     uint64_t part[2] = {0, 0};
-    if (!s || strlen(s) != 32) return fail(err, errlen, "key: expected 32 hexadecimal digits");
+    if (!s || strlen(s) != 32) return aoe_errf(err, errlen, "key: expected 32 hexadecimal digits");
     for (int i = 0; i < 32; i++) {
         char c = s[i];
         int d = c >= '0' && c <= '9'   ? c - '0'
                 : c >= 'a' && c <= 'f' ? c - 'a' + 10
                 : c >= 'A' && c <= 'F' ? c - 'A' + 10
                                        : -1;
-        if (d < 0) return fail(err, errlen, "key: expected 32 hexadecimal digits");
+        if (d < 0) return aoe_errf(err, errlen, "key: expected 32 hexadecimal digits");
         part[i / 16] = part[i / 16] << 4 | (uint64_t)d;
     }
     job->key = (aoe_key){part[0], part[1]};
     aoe_key want = aoe_job_compute_key(job);
     if (want.hi != job->key.hi || want.lo != job->key.lo)
-        return fail(err, errlen,
-                    "key: does not match the job's contents (expected %016llx%016llx); the job "
-                    "was edited or damaged",
-                    (unsigned long long)want.hi, (unsigned long long)want.lo);
+        return aoe_errf(err, errlen,
+                        "key: does not match the job's contents (expected %016llx%016llx); the job "
+                        "was edited or damaged",
+                        (unsigned long long)want.hi, (unsigned long long)want.lo);
     return 0;
 }
 
@@ -272,37 +266,38 @@ static int parse_root(const cJSON *root, aoe_job *job, char *err, size_t errlen)
         "format",    "runtime",     "fingerprint", "kernel_name", "source", "binary_b64",
         "options",   "work_dim",    "global",      "local",       "args",   "key",
         "call_site", "repeat_tune", "space",       "budget",      NULL};
-    if (!cJSON_IsObject(root)) return fail(err, errlen, "job: expected a JSON object");
+    if (!cJSON_IsObject(root)) return aoe_errf(err, errlen, "job: expected a JSON object");
     uint64_t v;
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
-    if (!fmt) return fail(err, errlen, "format: missing");
+    if (!fmt) return aoe_errf(err, errlen, "format: missing");
     if (get_uint(fmt, "format", AOE_JOB_FORMAT, AOE_JOB_FORMAT, &v, err, errlen)) return -1;
     job->format = (int)v;
     if (check_fields(root, known, "", err, errlen)) return -1;
     if (get_string(root, "runtime", 1, 15, &job->runtime, err, errlen)) return -1;
     if (strcmp(job->runtime, "opencl"))
-        return fail(err, errlen, "runtime: unsupported runtime \"%s\" (known: opencl)",
-                    job->runtime);
+        return aoe_errf(err, errlen, "runtime: unsupported runtime \"%s\" (known: opencl)",
+                        job->runtime);
     if (get_string(root, "fingerprint", 1, AOE_FINGERPRINT_LEN - 1, &job->fingerprint, err, errlen))
         return -1;
-    if (!job->fingerprint[0]) return fail(err, errlen, "fingerprint: empty");
+    if (!job->fingerprint[0]) return aoe_errf(err, errlen, "fingerprint: empty");
     if (get_string(root, "kernel_name", 1, AOE_JOB_MAX_NAME, &job->kernel_name, err, errlen))
         return -1;
-    if (!job->kernel_name[0]) return fail(err, errlen, "kernel_name: empty");
+    if (!job->kernel_name[0]) return aoe_errf(err, errlen, "kernel_name: empty");
     if (parse_program(root, job, err, errlen)) return -1;
     if (get_string(root, "options", 0, 0, &job->options, err, errlen)) return -1;
     if (!job->options && !(job->options = strdup("")))
-        return fail(err, errlen, "options: out of memory");
+        return aoe_errf(err, errlen, "options: out of memory");
     if (parse_sizes_all(root, job, err, errlen) || parse_args(root, job, err, errlen)) return -1;
     if (get_string(root, "call_site", 0, 4096, &job->call_site, err, errlen)) return -1;
     const cJSON *rt = cJSON_GetObjectItemCaseSensitive(root, "repeat_tune");
-    if (rt && !cJSON_IsBool(rt)) return fail(err, errlen, "repeat_tune: expected true or false");
+    if (rt && !cJSON_IsBool(rt))
+        return aoe_errf(err, errlen, "repeat_tune: expected true or false");
     job->repeat_tune = cJSON_IsTrue(rt);
     const cJSON *sp = cJSON_GetObjectItemCaseSensitive(root, "space");
     if (sp && !cJSON_IsNull(sp)) {
-        if (!cJSON_IsObject(sp)) return fail(err, errlen, "space: expected an object");
+        if (!cJSON_IsObject(sp)) return aoe_errf(err, errlen, "space: expected an object");
         if (!(job->space_json = cJSON_PrintUnformatted(sp)))
-            return fail(err, errlen, "space: out of memory");
+            return aoe_errf(err, errlen, "space: out of memory");
     }
     if (parse_budget(root, job, err, errlen)) return -1;
     return parse_key(root, job, err, errlen); /* last: it covers every other field */
@@ -315,7 +310,7 @@ int aoe_job_parse(const char *text, size_t len, aoe_job *job, char *err, size_t 
     if (!root) {
         const char *at = cJSON_GetErrorPtr();
         long off = at && at >= text && at <= text + len ? (long)(at - text) : -1;
-        return fail(err, errlen, "job: not valid JSON (near byte %ld)", off);
+        return aoe_errf(err, errlen, "job: not valid JSON (near byte %ld)", off);
     }
     int rc = parse_root(root, job, err, errlen);
     cJSON_Delete(root);
@@ -327,17 +322,17 @@ int aoe_job_read(const char *path, aoe_job *job, char *err, size_t errlen)
 {
     memset(job, 0, sizeof *job);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    if (fd < 0) return aoe_errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
         close(fd);
-        return fail(err, errlen, "%s: not a regular file", path);
+        return aoe_errf(err, errlen, "%s: not a regular file", path);
     }
     size_t cap = (size_t)st.st_size, n = 0;
     char *text = malloc(cap + 1);
     if (!text) {
         close(fd);
-        return fail(err, errlen, "%s: out of memory (%zu bytes)", path, cap);
+        return aoe_errf(err, errlen, "%s: out of memory (%zu bytes)", path, cap);
     }
     for (;;) { /* the file may change size under us: read what is there */
         if (n == cap) {
@@ -345,7 +340,7 @@ int aoe_job_read(const char *path, aoe_job *job, char *err, size_t errlen)
             if (!t) {
                 free(text);
                 close(fd);
-                return fail(err, errlen, "%s: out of memory", path);
+                return aoe_errf(err, errlen, "%s: out of memory", path);
             }
             text = t;
         }
@@ -355,7 +350,7 @@ int aoe_job_read(const char *path, aoe_job *job, char *err, size_t errlen)
             int e = errno;
             free(text);
             close(fd);
-            return fail(err, errlen, "cannot read %s: %s", path, strerror(e));
+            return aoe_errf(err, errlen, "cannot read %s: %s", path, strerror(e));
         }
         if (r == 0) break;
         n += (size_t)r;

@@ -2,6 +2,7 @@
  * (work-group size, declared tunables, auto-detected defines), then enumerates
  * every configuration that satisfies the constraints and yields legal work
  * sizes, so strategies never spend an evaluation on an invalid one. */
+#include "preload/log.h"
 #include "tuner/space.h"
 
 #include "store/opkey.h"
@@ -42,17 +43,6 @@ struct aoe_space {
     aoe_tolerance tol;
     char *desc;
 };
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* Work sizes of one configuration (values[i] for sp->p[i]). Returns 0 when
  * the configuration is valid: constraints hold, sizes are positive, local
@@ -109,7 +99,8 @@ static int add_param(aoe_space *sp, const char *name, param_source src, int inde
                      size_t errlen)
 {
     if (sp->n_params == AOE_MAX_PARAMS)
-        return fail(err, errlen, "more than %d tunable parameters (at %s)", AOE_MAX_PARAMS, name);
+        return aoe_errf(err, errlen, "more than %d tunable parameters (at %s)", AOE_MAX_PARAMS,
+                        name);
     space_param *p = &sp->p[sp->n_params++];
     snprintf(p->name, sizeof p->name, "%s", name);
     p->src = src, p->index = index, p->n_values = n, p->def = -1;
@@ -153,11 +144,11 @@ static int check_rule_dims(const aoe_space *sp, char *err, size_t errlen)
 {
     const aoe_tunable_kernel *k = &sp->decl;
     if (k->n_global_rules && (uint32_t)k->n_global_rules != sp->work_dim)
-        return fail(err, errlen, "%s.global: declares %d dimensions, the launch has %u", k->origin,
-                    k->n_global_rules, sp->work_dim);
+        return aoe_errf(err, errlen, "%s.global: declares %d dimensions, the launch has %u",
+                        k->origin, k->n_global_rules, sp->work_dim);
     if (k->n_local_rules && (uint32_t)k->n_local_rules != sp->work_dim)
-        return fail(err, errlen, "%s.local: declares %d dimensions, the launch has %u", k->origin,
-                    k->n_local_rules, sp->work_dim);
+        return aoe_errf(err, errlen, "%s.local: declares %d dimensions, the launch has %u",
+                        k->origin, k->n_local_rules, sp->work_dim);
     return 0;
 }
 
@@ -248,21 +239,21 @@ static int enumerate(aoe_space *sp, char *err, size_t errlen)
         product *= sp->p[i].n_values;
         sp->n_values[i] = sp->p[i].n_values;
         if (!sp->p[i].n_values)
-            return fail(err, errlen, "%s: no legal value (global size and device limits)",
-                        sp->p[i].name);
+            return aoe_errf(err, errlen, "%s: no legal value (global size and device limits)",
+                            sp->p[i].name);
     }
     if (product > AOE_SPACE_MAX_COMBINATIONS)
-        return fail(err, errlen,
-                    "search space too large: %.0f combinations (limit %d); narrow "
-                    "the value lists",
-                    product, AOE_SPACE_MAX_COMBINATIONS);
+        return aoe_errf(err, errlen,
+                        "search space too large: %.0f combinations (limit %d); narrow "
+                        "the value lists",
+                        product, AOE_SPACE_MAX_COMBINATIONS);
     int idx[AOE_MAX_PARAMS] = {0};
     int64_t values[AOE_MAX_PARAMS];
     for (;;) { /* odometer over value indices; the last parameter turns fastest */
         uint64_t g[3], l[3];
         for (int i = 0; i < sp->n_params; i++) values[i] = sp->p[i].values[idx[i]];
         if (!derive(sp, values, g, l) && push_config(sp, idx))
-            return fail(err, errlen, "out of memory enumerating the search space");
+            return aoe_errf(err, errlen, "out of memory enumerating the search space");
         int i = sp->n_params - 1;
         while (i >= 0 && ++idx[i] == sp->p[i].n_values) idx[i--] = 0;
         if (i < 0) break;
@@ -297,7 +288,7 @@ aoe_space *aoe_space_build(const aoe_job *job, const aoe_device_limits *lim,
 {
     aoe_space *sp = calloc(1, sizeof *sp);
     if (!sp) {
-        fail(err, errlen, "out of memory");
+        aoe_errf(err, errlen, "out of memory");
         return NULL;
     }
     sp->work_dim = job->work_dim > 3 ? 3 : job->work_dim;
@@ -318,25 +309,25 @@ aoe_space *aoe_space_build(const aoe_job *job, const aoe_device_limits *lim,
         goto bad;
     if (opt && opt->auto_defines && add_autodefines(sp, job, err, errlen)) goto bad;
     if (!sp->n_params) {
-        fail(err, errlen,
-             "nothing to tune for kernel %s: it has its own local size, no "
-             "tunables declaration matches it%s",
-             job->kernel_name,
-             opt && opt->auto_defines ? " and it has no #ifndef defaults"
-                                      : " (auto-defines are off)");
+        aoe_errf(err, errlen,
+                 "nothing to tune for kernel %s: it has its own local size, no "
+                 "tunables declaration matches it%s",
+                 job->kernel_name,
+                 opt && opt->auto_defines ? " and it has no #ifndef defaults"
+                                          : " (auto-defines are off)");
         goto bad;
     }
     if (enumerate(sp, err, errlen)) goto bad;
     if (sp->n_configs == 0) {
-        fail(err, errlen,
-             "no configuration of kernel %s satisfies the constraints and device "
-             "limits",
-             job->kernel_name);
+        aoe_errf(err, errlen,
+                 "no configuration of kernel %s satisfies the constraints and device "
+                 "limits",
+                 job->kernel_name);
         goto bad;
     }
     if (sp->n_configs == 1) {
-        fail(err, errlen, "nothing to tune for kernel %s: only one configuration is legal",
-             job->kernel_name);
+        aoe_errf(err, errlen, "nothing to tune for kernel %s: only one configuration is legal",
+                 job->kernel_name);
         goto bad;
     }
     describe(sp);

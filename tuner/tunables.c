@@ -1,5 +1,6 @@
 /* Tunables declarations reader. Every rejection is one message naming the
  * file, the kernel entry and the field, since these files are written by hand. */
+#include "preload/log.h"
 #include "tuner/tunables.h"
 
 #include <cjson/cJSON.h>
@@ -12,17 +13,6 @@
 #include <string.h>
 
 const char *const aoe_tunables_size_names[6] = {"G0", "G1", "G2", "L0", "L1", "L2"};
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static int is_identifier(const char *s)
 {
@@ -62,45 +52,47 @@ static int parse_param(const cJSON *p, const char *at, int i, aoe_tunable_param 
                        size_t errlen)
 {
     if (!cJSON_IsObject(p))
-        return fail(err, errlen, "%s.parameters[%d]: expected an object", at, i);
+        return aoe_errf(err, errlen, "%s.parameters[%d]: expected an object", at, i);
     for (const cJSON *c = p->child; c; c = c->next)
         if (strcmp(c->string, "name") && strcmp(c->string, "values") &&
             strcmp(c->string, "default"))
-            return fail(err, errlen, "%s.parameters[%d].%s: unknown field", at, i, c->string);
+            return aoe_errf(err, errlen, "%s.parameters[%d].%s: unknown field", at, i, c->string);
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(p, "name");
     if (!cJSON_IsString(name) || !is_identifier(name->valuestring) ||
         strlen(name->valuestring) >= AOE_NAME_LEN)
-        return fail(err, errlen,
-                    "%s.parameters[%d].name: expected an identifier of at most %d characters", at,
-                    i, AOE_NAME_LEN - 1);
+        return aoe_errf(err, errlen,
+                        "%s.parameters[%d].name: expected an identifier of at most %d characters",
+                        at, i, AOE_NAME_LEN - 1);
     if (is_reserved(name->valuestring))
-        return fail(err, errlen,
-                    "%s.parameters[%d].name: \"%s\" is reserved (G0..G2, L0..L2, WG0..WG2)", at, i,
-                    name->valuestring);
+        return aoe_errf(err, errlen,
+                        "%s.parameters[%d].name: \"%s\" is reserved (G0..G2, L0..L2, WG0..WG2)", at,
+                        i, name->valuestring);
     snprintf(out->name, sizeof out->name, "%s", name->valuestring);
     const cJSON *vals = cJSON_GetObjectItemCaseSensitive(p, "values");
     int n = cJSON_IsArray(vals) ? cJSON_GetArraySize(vals) : 0;
     if (n < 1 || n > AOE_SPACE_MAX_VALUES)
-        return fail(err, errlen, "%s.parameters[%d].values: expected an array of 1..%d integers",
-                    at, i, AOE_SPACE_MAX_VALUES);
+        return aoe_errf(err, errlen,
+                        "%s.parameters[%d].values: expected an array of 1..%d integers", at, i,
+                        AOE_SPACE_MAX_VALUES);
     int k = 0;
     for (const cJSON *v = vals->child; v; v = v->next, k++)
         if (get_int(v, &out->values[k]))
-            return fail(err, errlen, "%s.parameters[%d].values[%d]: expected an integer", at, i, k);
+            return aoe_errf(err, errlen, "%s.parameters[%d].values[%d]: expected an integer", at, i,
+                            k);
     out->n_values = n;
     qsort(out->values, (size_t)n, sizeof out->values[0], cmp_i64);
     for (k = 1; k < n; k++)
         if (out->values[k] == out->values[k - 1])
-            return fail(err, errlen, "%s.parameters[%d].values: %lld appears twice", at, i,
-                        (long long)out->values[k]);
+            return aoe_errf(err, errlen, "%s.parameters[%d].values: %lld appears twice", at, i,
+                            (long long)out->values[k]);
     const cJSON *def = cJSON_GetObjectItemCaseSensitive(p, "default");
-    if (!def) return fail(err, errlen, "%s.parameters[%d].default: missing", at, i);
+    if (!def) return aoe_errf(err, errlen, "%s.parameters[%d].default: missing", at, i);
     if (get_int(def, &out->def))
-        return fail(err, errlen, "%s.parameters[%d].default: expected an integer", at, i);
+        return aoe_errf(err, errlen, "%s.parameters[%d].default: expected an integer", at, i);
     for (k = 0; k < n && out->values[k] != out->def; k++) continue;
     if (k == n)
-        return fail(err, errlen, "%s.parameters[%d].default: %lld is not one of the values", at, i,
-                    (long long)out->def);
+        return aoe_errf(err, errlen, "%s.parameters[%d].default: %lld is not one of the values", at,
+                        i, (long long)out->def);
     return 0;
 }
 
@@ -117,7 +109,7 @@ static aoe_expr *parse_bound(const cJSON *it, const char *field, const aoe_tunab
     else if (!get_int(it, &v) && v >= 0)
         snprintf(text, sizeof text, "%lld", (long long)v), src = text;
     else {
-        fail(err, errlen, "%s: expected an expression string or a non-negative integer", field);
+        aoe_errf(err, errlen, "%s: expected an expression string or a non-negative integer", field);
         return NULL;
     }
     const char *names[AOE_MAX_PARAMS + 6];
@@ -129,7 +121,7 @@ static aoe_expr *parse_bound(const cJSON *it, const char *field, const aoe_tunab
         aoe_expr_free(e);
         e = NULL;
     }
-    if (!e) fail(err, errlen, "%s: %s", field, msg);
+    if (!e) aoe_errf(err, errlen, "%s: %s", field, msg);
     return e;
 }
 
@@ -137,15 +129,15 @@ static int parse_tolerance(const cJSON *t, const char *at, double *rel_l2, doubl
                            char *err, size_t errlen)
 {
     if (!t) return 0;
-    if (!cJSON_IsObject(t)) return fail(err, errlen, "%s.tolerance: expected an object", at);
+    if (!cJSON_IsObject(t)) return aoe_errf(err, errlen, "%s.tolerance: expected an object", at);
     for (const cJSON *c = t->child; c; c = c->next) {
         double *dst = !strcmp(c->string, "rel_l2")    ? rel_l2
                       : !strcmp(c->string, "max_abs") ? max_abs
                                                       : NULL;
-        if (!dst) return fail(err, errlen, "%s.tolerance.%s: unknown field", at, c->string);
+        if (!dst) return aoe_errf(err, errlen, "%s.tolerance.%s: unknown field", at, c->string);
         if (!cJSON_IsNumber(c) || !isfinite(c->valuedouble) || c->valuedouble < 0)
-            return fail(err, errlen, "%s.tolerance.%s: expected a non-negative number", at,
-                        c->string);
+            return aoe_errf(err, errlen, "%s.tolerance.%s: expected a non-negative number", at,
+                            c->string);
         *dst = c->valuedouble;
     }
     return 0;
@@ -159,8 +151,9 @@ static int parse_rules(const cJSON *kobj, const char *key, const char *at, aoe_t
     if (!r || cJSON_IsNull(r)) return 0;
     int n = cJSON_IsArray(r) ? cJSON_GetArraySize(r) : 0;
     if (n < 1 || n > 3)
-        return fail(err, errlen, "%s.%s: expected an array of 1..3 expressions (one per dimension)",
-                    at, key);
+        return aoe_errf(err, errlen,
+                        "%s.%s: expected an array of 1..3 expressions (one per dimension)", at,
+                        key);
     int d = 0;
     for (const cJSON *it = r->child; it; it = it->next, d++) {
         snprintf(field, sizeof field, "%s.%s[%d]", at, key, d);
@@ -180,17 +173,17 @@ static int parse_kernel(const cJSON *kobj, const char *at, int need_name, aoe_tu
     memset(k, 0, sizeof *k);
     k->rel_l2 = k->max_abs = -1;
     snprintf(k->origin, sizeof k->origin, "%s", at);
-    if (!cJSON_IsObject(kobj)) return fail(err, errlen, "%s: expected an object", at);
+    if (!cJSON_IsObject(kobj)) return aoe_errf(err, errlen, "%s: expected an object", at);
     for (const cJSON *c = kobj->child; c; c = c->next) {
         const char *const *p = known;
         while (*p && strcmp(*p, c->string)) p++;
-        if (!*p) return fail(err, errlen, "%s.%s: unknown field", at, c->string);
+        if (!*p) return aoe_errf(err, errlen, "%s.%s: unknown field", at, c->string);
     }
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(kobj, "kernel");
     if (name || need_name) {
         if (!cJSON_IsString(name) || !name->valuestring[0] ||
             strlen(name->valuestring) >= AOE_KERNEL_NAME_LEN)
-            return fail(err, errlen, "%s.kernel: expected the kernel's name", at);
+            return aoe_errf(err, errlen, "%s.kernel: expected the kernel's name", at);
         snprintf(k->kernel, sizeof k->kernel, "%s", name->valuestring);
     }
     const cJSON *h = cJSON_GetObjectItemCaseSensitive(kobj, "source_hash");
@@ -198,40 +191,40 @@ static int parse_kernel(const cJSON *kobj, const char *at, int need_name, aoe_tu
         int ok = cJSON_IsString(h) && strlen(h->valuestring) == 32;
         for (int i = 0; ok && i < 32; i++)
             ok = strchr("0123456789abcdefABCDEF", h->valuestring[i]) != NULL;
-        if (!ok) return fail(err, errlen, "%s.source_hash: expected 32 hexadecimal digits", at);
+        if (!ok) return aoe_errf(err, errlen, "%s.source_hash: expected 32 hexadecimal digits", at);
         for (int i = 0; i < 32; i++) k->source_hash[i] = (char)(h->valuestring[i] | 0x20);
     }
     const cJSON *sc = cJSON_GetObjectItemCaseSensitive(kobj, "source_contains");
     if (sc) {
         if (!cJSON_IsString(sc) || !sc->valuestring[0])
-            return fail(err, errlen, "%s.source_contains: expected a non-empty string", at);
+            return aoe_errf(err, errlen, "%s.source_contains: expected a non-empty string", at);
         if (!(k->source_contains = strdup(sc->valuestring)))
-            return fail(err, errlen, "%s: out of memory", at);
+            return aoe_errf(err, errlen, "%s: out of memory", at);
     }
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(kobj, "parameters");
     int np = cJSON_IsArray(params) ? cJSON_GetArraySize(params) : -1;
     if (params && (np < 0 || np > AOE_MAX_PARAMS))
-        return fail(err, errlen, "%s.parameters: expected an array of at most %d parameters", at,
-                    AOE_MAX_PARAMS);
+        return aoe_errf(err, errlen, "%s.parameters: expected an array of at most %d parameters",
+                        at, AOE_MAX_PARAMS);
     int i = 0;
     for (const cJSON *p = params ? params->child : NULL; p; p = p->next, i++) {
         if (parse_param(p, at, i, &k->params[i], err, errlen)) return -1;
         for (int j = 0; j < i; j++)
             if (!strcmp(k->params[j].name, k->params[i].name))
-                return fail(err, errlen, "%s.parameters[%d].name: \"%s\" declared twice", at, i,
-                            k->params[i].name);
+                return aoe_errf(err, errlen, "%s.parameters[%d].name: \"%s\" declared twice", at, i,
+                                k->params[i].name);
         k->n_params = i + 1;
     }
     const cJSON *cons = cJSON_GetObjectItemCaseSensitive(kobj, "constraints");
     int nc = cJSON_IsArray(cons) ? cJSON_GetArraySize(cons) : -1;
     if (cons && (nc < 0 || nc > AOE_TUNABLES_MAX_CONSTRAINTS))
-        return fail(err, errlen, "%s.constraints: expected an array of at most %d expressions", at,
-                    AOE_TUNABLES_MAX_CONSTRAINTS);
+        return aoe_errf(err, errlen, "%s.constraints: expected an array of at most %d expressions",
+                        at, AOE_TUNABLES_MAX_CONSTRAINTS);
     i = 0;
     for (const cJSON *c = cons ? cons->child : NULL; c; c = c->next, i++) {
         snprintf(field, sizeof field, "%s.constraints[%d]", at, i);
         if (!cJSON_IsString(c))
-            return fail(err, errlen, "%s: expected an expression string", field);
+            return aoe_errf(err, errlen, "%s: expected an expression string", field);
         if (!(k->constraints[i] = parse_bound(c, field, k, err, errlen))) return -1;
         k->n_constraints = i + 1;
     }
@@ -250,24 +243,24 @@ int aoe_tunables_parse(const char *text, size_t len, const char *origin, aoe_tun
     if (!root) {
         const char *e = cJSON_GetErrorPtr();
         long off = e && e >= text && e <= text + len ? (long)(e - text) : -1;
-        return fail(err, errlen, "%s: not valid JSON (near byte %ld)", origin, off);
+        return aoe_errf(err, errlen, "%s: not valid JSON (near byte %ld)", origin, off);
     }
     int rc = -1;
     double rel_l2 = -1, max_abs = -1;
     const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(root, "kernels");
     if (!cJSON_IsObject(root)) {
-        fail(err, errlen, "%s: expected a JSON object with \"kernels\"", origin);
+        aoe_errf(err, errlen, "%s: expected a JSON object with \"kernels\"", origin);
         goto out;
     }
     for (const cJSON *c = root->child; c; c = c->next)
         if (strcmp(c->string, "format") && strcmp(c->string, "kernels") &&
             strcmp(c->string, "tolerance")) {
-            fail(err, errlen, "%s: %s: unknown field", origin, c->string);
+            aoe_errf(err, errlen, "%s: %s: unknown field", origin, c->string);
             goto out;
         }
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
     if (fmt && !(cJSON_IsNumber(fmt) && fmt->valuedouble == 1)) {
-        fail(err, errlen, "%s: format: expected 1", origin);
+        aoe_errf(err, errlen, "%s: format: expected 1", origin);
         goto out;
     }
     if (parse_tolerance(cJSON_GetObjectItemCaseSensitive(root, "tolerance"), origin, &rel_l2,
@@ -275,12 +268,13 @@ int aoe_tunables_parse(const char *text, size_t len, const char *origin, aoe_tun
         goto out;
     int n = cJSON_IsArray(kernels) ? cJSON_GetArraySize(kernels) : -1;
     if (n < 1 || n > 4096) {
-        fail(err, errlen, "%s: kernels: expected a non-empty array of kernel declarations", origin);
+        aoe_errf(err, errlen, "%s: kernels: expected a non-empty array of kernel declarations",
+                 origin);
         goto out;
     }
     aoe_tunable_kernel *k = realloc(out->k, (size_t)(out->n + n) * sizeof *k);
     if (!k) {
-        fail(err, errlen, "%s: out of memory", origin);
+        aoe_errf(err, errlen, "%s: out of memory", origin);
         goto out;
     }
     out->k = k;
@@ -309,7 +303,7 @@ int aoe_tunables_parse_kernel_json(const char *json, const char *origin, aoe_tun
     cJSON *root = cJSON_Parse(json);
     if (!root) {
         memset(k, 0, sizeof *k);
-        return fail(err, errlen, "%s: not valid JSON", origin);
+        return aoe_errf(err, errlen, "%s: not valid JSON", origin);
     }
     int rc = parse_kernel(root, origin, 0, k, err, errlen);
     cJSON_Delete(root);
@@ -320,20 +314,20 @@ int aoe_tunables_parse_kernel_json(const char *json, const char *origin, aoe_tun
 int aoe_tunables_read(const char *path, aoe_tunables *out, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return fail(err, errlen, "cannot open tunables file %s: %s", path, strerror(errno));
+    if (!f) return aoe_errf(err, errlen, "cannot open tunables file %s: %s", path, strerror(errno));
     char *text = malloc(AOE_TUNABLES_MAX_FILE + 1);
     if (!text) {
         fclose(f);
-        return fail(err, errlen, "%s: out of memory", path);
+        return aoe_errf(err, errlen, "%s: out of memory", path);
     }
     size_t n = fread(text, 1, AOE_TUNABLES_MAX_FILE + 1, f);
     int bad = ferror(f);
     fclose(f);
     int rc;
     if (bad)
-        rc = fail(err, errlen, "cannot read tunables file %s", path);
+        rc = aoe_errf(err, errlen, "cannot read tunables file %s", path);
     else if (n > AOE_TUNABLES_MAX_FILE)
-        rc = fail(err, errlen, "%s: larger than %u bytes", path, AOE_TUNABLES_MAX_FILE);
+        rc = aoe_errf(err, errlen, "%s: larger than %u bytes", path, AOE_TUNABLES_MAX_FILE);
     else
         rc = aoe_tunables_parse(text, n, path, out, err, errlen);
     free(text);
@@ -349,7 +343,8 @@ static int load_dir(const char *dir, aoe_tunables *out, char *err, size_t errlen
 {
     DIR *d = opendir(dir);
     if (!d)
-        return errno == ENOENT ? 0 : fail(err, errlen, "cannot open %s: %s", dir, strerror(errno));
+        return errno == ENOENT ? 0
+                               : aoe_errf(err, errlen, "cannot open %s: %s", dir, strerror(errno));
     char **names = NULL;
     size_t n = 0, cap = 0;
     int rc = 0;
@@ -359,13 +354,13 @@ static int load_dir(const char *dir, aoe_tunables *out, char *err, size_t errlen
         if (n == cap) {
             char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof *nn);
             if (!nn) {
-                rc = fail(err, errlen, "out of memory");
+                rc = aoe_errf(err, errlen, "out of memory");
                 break;
             }
             names = nn;
         }
         if (!(names[n] = strdup(e->d_name))) {
-            rc = fail(err, errlen, "out of memory");
+            rc = aoe_errf(err, errlen, "out of memory");
             break;
         }
         n++;
@@ -391,7 +386,7 @@ int aoe_tunables_load(const char *dir, const char *extra, aoe_tunables *out, cha
         size_t len = end ? (size_t)(end - p) : strlen(p);
         if (len) {
             char path[4096];
-            if (len >= sizeof path) return fail(err, errlen, "AOE_TUNABLES: path too long");
+            if (len >= sizeof path) return aoe_errf(err, errlen, "AOE_TUNABLES: path too long");
             memcpy(path, p, len);
             path[len] = '\0';
             if (aoe_tunables_read(path, out, err, errlen)) return -1;
