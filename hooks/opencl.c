@@ -454,6 +454,15 @@ void aoe_hook_atfork_child(void)
     aoe_ptr_table_atfork_child(&aoe_cl_programs);
     aoe_ptr_table_atfork_child(&aoe_cl_kernels);
     aoe_ptr_table_atfork_child(&aoe_cl_mems);
+    aoe_cl_device_atfork_child();
+    aoe_cl_launch_atfork_child();
+}
+
+EXPORT cl_int clReleaseCommandQueue(cl_command_queue q)
+{
+    NO_REAL_INT(clReleaseCommandQueue);
+    if (aoe_shim_active) aoe_cl_queue_forget(q); /* re-queried if still alive */
+    return REAL(clReleaseCommandQueue)(q);
 }
 
 /* ------------------------------------------------------------ memory objects */

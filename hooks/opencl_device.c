@@ -34,3 +34,8 @@ const char *aoe_cl_fingerprint(cl_device_id dev)
     }
     return out; /* interned for the process: operators keep pointers to it */
 }
+
+void aoe_cl_device_atfork_child(void)
+{
+    aoe_ptr_table_atfork_child(&g_devices);
+}

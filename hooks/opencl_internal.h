@@ -40,6 +40,7 @@
     X(clCreateImageWithProperties)                                                                 \
     X(clCreatePipe)                                                                                \
     X(clReleaseMemObject)                                                                          \
+    X(clReleaseCommandQueue)                                                                       \
     X(clEnqueueNDRangeKernel)                                                                      \
     X(clGetExtensionFunctionAddress)                                                               \
     X(clGetExtensionFunctionAddressForPlatform)
@@ -117,39 +118,40 @@ typedef struct {
 } aoe_cl_arg;
 
 typedef struct aoe_cl_kernel {
+    /* Read by every launch: kept together at the start (two cache lines). */
     cl_kernel k;
-    aoe_cl_program *prog;
-    char name[128];
-    cl_uint nargs;
-    aoe_cl_arg *args;
-    aoe_arg_shape *shapes;     /* contiguous copy for aoe_opkey_launch */
-    int untunable;             /* images, samplers, SVM, exec info, untracked program */
-    unsigned char *arg_is_mem; /* per arg: 1 global/constant pointer, 2 local, 3 image/sampler */
-    uint32_t shape_version;    /* bumped when an argument's shape changes */
-    uint32_t arg_version;      /* bumped by every clSetKernelArg */
-    int captures;              /* jobs captured from this kernel object */
-    /* kernel part of the key, per device */
-    cl_command_queue kq;
-    uint64_t kpart;
-    const char *fingerprint;
+    int untunable; /* images, samplers, SVM, exec info, untracked program */
     /* launch cache (seqlock: readers never write; one writer at a time) */
     atomic_uint cache_seq;
     atomic_int cache_writer;
-    uint32_t c_shape_version;
+    uint32_t shape_version; /* bumped when an argument's shape changes */
+    uint32_t arg_version;   /* bumped by every clSetKernelArg */
+    uint64_t c_tag;         /* shape_version, dimensions and local-size presence cached */
     cl_command_queue c_queue;
-    cl_uint c_dim;
-    size_t c_global[3], c_local[3];
-    int c_has_local;
     aoe_op *c_op;
+    size_t c_global[3], c_local[3];
     /* launch counters (per kernel object: plain increments) */
     aoe_op *count_op;
     uint64_t count, tuned_count;
     /* hit path */
     const aoe_policy_entry *broken_pol; /* its tuned launch was refused: use the default */
     const aoe_policy_entry *v_pol;
-    cl_kernel vk;          /* variant kernel for v_pol */
+    cl_kernel vk;            /* variant kernel for v_pol */
+    uint32_t vk_arg_version; /* arg_version last mirrored onto vk */
+    /* the rest: object state and first-sight work */
+    uint32_t ops_created;  /* operators created by this kernel object's launches */
     uint32_t *vk_versions; /* argument versions mirrored onto vk */
-    uint32_t vk_arg_version;
+    aoe_cl_program *prog;
+    char name[128];
+    cl_uint nargs;
+    aoe_cl_arg *args;
+    aoe_arg_shape *shapes;     /* contiguous copy for aoe_opkey_launch */
+    unsigned char *arg_is_mem; /* per arg: 1 global/constant pointer, 2 local, 3 image/sampler */
+    int captures;              /* jobs captured from this kernel object */
+    /* kernel part of the key, per device */
+    cl_command_queue kq;
+    uint64_t kpart;
+    const char *fingerprint;
 } aoe_cl_kernel;
 
 extern aoe_ptr_table aoe_cl_programs; /* cl_program -> aoe_cl_program */
@@ -166,6 +168,12 @@ void aoe_cl_program_unref(aoe_cl_program *p);
 
 /* opencl_device.c: the interned fingerprint of a device. */
 const char *aoe_cl_fingerprint(cl_device_id dev);
+/* A released queue's handle may come back for another device: drop its
+ * cached fingerprint. */
+void aoe_cl_queue_forget(cl_command_queue q);
+/* Forked child: re-arm the writer locks of the device and queue tables. */
+void aoe_cl_device_atfork_child(void);
+void aoe_cl_launch_atfork_child(void);
 
 /* opencl_launch.c */
 aoe_op *aoe_cl_launch_slow(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim, const size_t *gws,

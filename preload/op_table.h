@@ -13,12 +13,13 @@
 #include <stdint.h>
 
 typedef struct {
-    aoe_record rec;     /* as read from the bank */
+    /* What a tuned launch reads first, in one cache line. */
     uint32_t work_dim;  /* 0: keep the program's sizes */
+    int has_local;      /* 0: NULL local size */
     size_t global[3];   /* tuned global size (the program's if the policy keeps it) */
     size_t local[3];    /* tuned local size */
-    int has_local;      /* 0: NULL local size */
     char defines[1024]; /* " -DNAME=value ..." added to the build options, or "" */
+    aoe_record rec;     /* as read from the bank */
 } aoe_policy_entry;
 
 enum {

@@ -23,25 +23,33 @@ static const char *put_name(int put, int dry_run)
     }
 }
 
-void aoe_tune_print_table(FILE *out, const aoe_tune_row *rows, size_t n, int dry_run)
+void aoe_tune_print_header(FILE *out)
 {
     fprintf(out, "%-24s %12s %12s %9s %6s %-14s %s\n", "kernel", "default us", "best us",
             "speed-up", "evals", "bank", "failed variants");
-    for (size_t i = 0; i < n; i++) {
-        const aoe_tune_result *r = &rows[i].r;
-        if (!r->ok) {
-            fprintf(out, "%-24.24s FAILED: %s\n", r->kernel, r->error);
-            continue;
-        }
-        char fails[512] = "-";
-        size_t at = 0;
-        for (unsigned k = 0; k < r->nreasons && at < sizeof fails; k++)
-            at += (size_t)snprintf(fails + at, sizeof fails - at, "%s%s %u", k ? ", " : "",
-                                   r->reasons[k].category, r->reasons[k].count);
-        double speedup = r->best_us > 0 ? r->default_us / r->best_us : 0;
-        fprintf(out, "%-24.24s %12.1f %12.1f %8.2fx %6zu %-14s %s\n", r->kernel, r->default_us,
-                r->best_us, speedup, r->evaluations, put_name(r->put, dry_run), fails);
+}
+
+void aoe_tune_print_table(FILE *out, const aoe_tune_row *rows, size_t n, int dry_run)
+{
+    aoe_tune_print_header(out);
+    for (size_t i = 0; i < n; i++) aoe_tune_print_row(out, &rows[i], dry_run);
+}
+
+void aoe_tune_print_row(FILE *out, const aoe_tune_row *row, int dry_run)
+{
+    const aoe_tune_result *r = &row->r;
+    if (!r->ok) {
+        fprintf(out, "%-24.24s FAILED: %s\n", r->kernel, r->error);
+        return;
     }
+    char fails[512] = "-";
+    size_t at = 0;
+    for (unsigned k = 0; k < r->nreasons && at < sizeof fails; k++)
+        at += (size_t)snprintf(fails + at, sizeof fails - at, "%s%s %u", k ? ", " : "",
+                               r->reasons[k].category, r->reasons[k].count);
+    double speedup = r->best_us > 0 ? r->default_us / r->best_us : 0;
+    fprintf(out, "%-24.24s %12.1f %12.1f %8.2fx %6zu %-14s %s\n", r->kernel, r->default_us,
+            r->best_us, speedup, r->evaluations, put_name(r->put, dry_run), fails);
 }
 
 static cJSON *policy_json(const aoe_policy *p)
@@ -84,6 +92,10 @@ void aoe_tune_print_json(FILE *out, const aoe_tune_row *rows, size_t n, int dry_
         cJSON_AddNumberToObject(j, "abandoned", (double)r->abandoned);
         cJSON_AddNumberToObject(j, "seconds", r->seconds);
         cJSON_AddStringToObject(j, "bank", put_name(r->put, dry_run));
+        if (r->replay[0])
+            cJSON_AddStringToObject(j, "replay", r->replay);
+        else
+            cJSON_AddNullToObject(j, "replay");
         cJSON_AddItemToObject(j, "policy", policy_json(&r->best));
         cJSON *f = cJSON_AddObjectToObject(j, "failed_by_reason");
         for (unsigned k = 0; k < r->nreasons; k++) {

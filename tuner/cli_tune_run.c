@@ -17,6 +17,7 @@ typedef struct {
     int tty;
     const char *kernel;
     size_t last_line; /* plain progress: evaluations at the last printed line */
+    int header_done;  /* the table's header is out */
 } run_ctx;
 
 static void progress(void *ctx, size_t done, size_t total, double best_us, double default_us)
@@ -74,6 +75,17 @@ static aoe_tune_row *add_row(run_ctx *x, const char *file)
     return row;
 }
 
+/* Each job's summary line as soon as it is done (flushed: the background
+ * tuner's stdout is a log file someone may be following). */
+static void print_row(run_ctx *x, const aoe_tune_row *row)
+{
+    if (x->c->json) return;
+    if (!x->header_done) aoe_tune_print_header(stdout);
+    x->header_done = 1;
+    aoe_tune_print_row(stdout, row, x->c->dry_run);
+    fflush(stdout);
+}
+
 static int tune_one(void *ctx, const char *path, const aoe_job *job, char *err, size_t errlen)
 {
     run_ctx *x = ctx;
@@ -91,7 +103,10 @@ static int tune_one(void *ctx, const char *path, const aoe_job *job, char *err, 
     if (rc) {
         snprintf(err, errlen, "%s", row->r.error);
         if (!x->c->json) fprintf(stderr, "aoe tune: %s: %s\n", path, row->r.error);
+    } else if (!x->c->json && strncmp(row->r.replay, "captured", 8) && row->r.replay[0]) {
+        fprintf(stderr, "aoe tune: %s: replayed with %s\n", path, row->r.replay);
     }
+    print_row(x, row);
     return rc;
 }
 
@@ -105,10 +120,7 @@ static int known(void *ctx, const aoe_job *job)
 
 static int finish(run_ctx *x, int rc)
 {
-    if (x->c->json)
-        aoe_tune_print_json(stdout, x->rows, x->nrows, x->c->dry_run);
-    else if (x->nrows)
-        aoe_tune_print_table(stdout, x->rows, x->nrows, x->c->dry_run);
+    if (x->c->json) aoe_tune_print_json(stdout, x->rows, x->nrows, x->c->dry_run);
     for (size_t i = 0; i < x->nrows; i++) {
         if (!x->rows[i].r.ok) rc = AOE_EXIT_FAIL;
         free((char *)x->rows[i].file);
@@ -132,6 +144,7 @@ int aoe_tune_files(aoe_tune_cli *c)
                 snprintf(row->r.error, sizeof row->r.error, "unreadable job: %.900s", err);
                 snprintf(row->r.kernel, sizeof row->r.kernel, "?");
                 row->r.put = -2;
+                print_row(&x, row);
             }
             rc = AOE_EXIT_FAIL;
             continue;

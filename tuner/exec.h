@@ -66,6 +66,10 @@ typedef struct aoe_exec_ops {
      * (captured or synthetic), NULL for other arguments. */
     const uint8_t *(*input)(aoe_exec *ex, uint32_t arg);
     void (*close)(aoe_exec *ex);
+    /* Non-zero when the program declared that the kernel only reads buffer
+     * argument `arg` (created read-only, or a const / constant-space
+     * parameter): such a buffer is an input and is never poisoned. */
+    int (*read_only)(aoe_exec *ex, uint32_t arg);
 } aoe_exec_ops;
 
 extern const aoe_exec_ops aoe_exec_opencl;

@@ -34,6 +34,7 @@ typedef struct {
     cl_mem whole, view, pristine;
     uint8_t *host; /* contents after the verified run */
     uint8_t *init; /* contents restored before each run */
+    int read_only; /* the program says the kernel never writes it */
 } arg_buf;
 
 struct aoe_exec {
@@ -333,6 +334,28 @@ static void query_limits(aoe_exec *ex, cl_kernel k)
 
 static void cl_close(aoe_exec *ex);
 
+/* Buffers the program declared read-only: created CL_MEM_READ_ONLY, or
+ * passed to a const or __constant parameter (argument info is best effort:
+ * programs from binaries may not have it). */
+static void mark_read_only(aoe_exec *ex, cl_kernel k)
+{
+    for (uint32_t i = 0; i < ex->job->nargs; i++) {
+        if (!ex->bufs[i].is_buf) continue;
+        cl_kernel_arg_address_qualifier aq = 0;
+        cl_kernel_arg_type_qualifier tq = 0;
+        int ro = (ex->job->args[i].flags & CL_MEM_READ_ONLY) != 0;
+        if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof aq, &aq, NULL) ==
+                CL_SUCCESS &&
+            aq == CL_KERNEL_ARG_ADDRESS_CONSTANT)
+            ro = 1;
+        if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof tq, &tq, NULL) ==
+                CL_SUCCESS &&
+            (tq & CL_KERNEL_ARG_TYPE_CONST))
+            ro = 1;
+        ex->bufs[i].read_only = ro;
+    }
+}
+
 static aoe_exec *cl_open(const aoe_job *job, char *err, size_t errlen)
 {
     cl_int rc = CL_SUCCESS;
@@ -389,6 +412,7 @@ static aoe_exec *cl_open(const aoe_job *job, char *err, size_t errlen)
     if (rc != CL_SUCCESS)
         FAIL("kernel '%s': %s (%d)", job->kernel_name ? job->kernel_name : "", cl_err_name(rc), rc);
     query_limits(ex, k);
+    mark_read_only(ex, k);
     clReleaseKernel(k);
     return ex;
 fail:
@@ -666,5 +690,16 @@ static void cl_close(aoe_exec *ex)
     free(ex);
 }
 
-const aoe_exec_ops aoe_exec_opencl = {cl_open,    cl_limits, cl_set_poison, cl_prepare,
-                                      cl_measure, cl_input,  cl_close};
+static int cl_read_only(aoe_exec *ex, uint32_t arg)
+{
+    return arg < ex->job->nargs && ex->bufs[arg].is_buf && ex->bufs[arg].read_only;
+}
+
+const aoe_exec_ops aoe_exec_opencl = {.open = cl_open,
+                                      .limits = cl_limits,
+                                      .set_poison = cl_set_poison,
+                                      .prepare = cl_prepare,
+                                      .measure = cl_measure,
+                                      .input = cl_input,
+                                      .close = cl_close,
+                                      .read_only = cl_read_only};

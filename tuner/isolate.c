@@ -9,6 +9,7 @@
 #include <libunwind.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,10 +70,17 @@ static size_t put_hex(char *buf, size_t at, size_t cap, unsigned long v)
     return at;
 }
 
+static atomic_int g_crashing; /* child only: a thread is writing the crash report */
+
 static void crash_handler(int sig)
 {
     char buf[1536];
     size_t at = 0;
+    /* Only the first crashing thread reports; the others (a kernel's
+     * work-groups fault together on PoCL's threads) wait here for it to end
+     * the process, instead of killing it before the report is written. */
+    if (atomic_exchange(&g_crashing, 1))
+        for (;;) pause();
     /* strsignal is not async-signal-safe: fixed names. */
     const char *name = "signal", *desc = "fatal signal";
     if (sig == SIGSEGV) name = "SIGSEGV", desc = "Segmentation fault";
@@ -119,7 +127,7 @@ static void install_crash_handlers(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = crash_handler;
-    sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+    sa.sa_flags = SA_ONSTACK; /* not SA_RESETHAND: a second thread must not die by default */
     sigemptyset(&sa.sa_mask);
     int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaction(sigs[i], &sa, NULL);

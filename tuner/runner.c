@@ -31,6 +31,7 @@ typedef struct {
     uint8_t *prepared; /* per config: compile requested ahead */
     size_t nconfigs;
     int prepare_ahead; /* the whole space will be evaluated: compile ahead in parallel */
+    int replay;        /* AOE_REPLAY_* bits every worker opens the job with */
 } tctx;
 
 static double now_s(void)
@@ -89,8 +90,81 @@ static int ensure_worker(tctx *c, aoe_wrep *rep)
         snprintf(rep->reason, sizeof rep->reason, "runtime error: starting a worker: %s", err);
         return -1;
     }
-    aoe_wreq q = {.op = AOE_WOP_OPEN, .tol = c->tol};
+    aoe_wreq q = {.op = AOE_WOP_OPEN, .tol = c->tol, .replay = c->replay};
     return ask(c, &q, NULL, 0, rep, 3 * c->o->variant_timeout_s + 10);
+}
+
+/* Opens a fresh worker with the replay mode `replay`; 0 or -1 (rep->reason). */
+static int open_as(tctx *c, int replay, aoe_wrep *rep)
+{
+    if (c->w) aoe_worker_stop(c->w); /* a worker whose OPEN failed keeps no usable state */
+    c->w = NULL;
+    c->replay = replay;
+    return ensure_worker(c, rep);
+}
+
+/* "args[3], args[4]" for the buffers whose contents were not captured. */
+static unsigned synthetic_args(const aoe_job *job, char *out, size_t len)
+{
+    unsigned n = 0;
+    size_t at = 0;
+    out[0] = '\0';
+    for (uint32_t i = 0; i < job->nargs; i++) {
+        const aoe_job_arg *a = &job->args[i];
+        if (a->kind != AOE_JOB_ARG_BUFFER || a->data || !a->size) continue;
+        if (at < len) at += (size_t)snprintf(out + at, len - at, "%sargs[%u]", n ? ", " : "", i);
+        n++;
+    }
+    return n;
+}
+
+/* Establishes the reference (the default policy's outputs). A captured job
+ * replays exactly what the program ran; when the default fails anyway, two
+ * fallbacks: buffers that were not captured get zeros instead of float32
+ * values (synthetic indices or sizes crash kernels), and after a crash no
+ * buffer is poisoned while finding the outputs (a kernel that reads a buffer
+ * it also writes may index with it). Returns 0, or -1 with a reason that
+ * says which replays were tried. */
+static int open_reference(tctx *c, aoe_wrep *rep)
+{
+    char synth[256], first[400], zeros[400] = "";
+    unsigned nsynth = synthetic_args(c->job, synth, sizeof synth);
+    if (!open_as(c, 0, rep)) return 0;
+    snprintf(first, sizeof first, "%.399s", rep->reason);
+    /* Only a failure of the default's runs depends on the data (not a missing
+     * device or a build error). */
+    int ran = !strncmp(rep->reason, "crash", 5) || !strncmp(rep->reason, "timeout", 7) ||
+              !strncmp(rep->reason, "the default policy", 18);
+    int crashed = !strncmp(rep->reason, "crash", 5);
+    if (!ran) return -1;
+    if (nsynth) {
+        if (!open_as(c, AOE_REPLAY_ZERO_SYNTH, rep)) return 0;
+        snprintf(zeros, sizeof zeros, "%.399s", rep->reason);
+        crashed = !strncmp(rep->reason, "crash", 5);
+    }
+    if (crashed && !open_as(c, c->replay | AOE_REPLAY_NO_POISON, rep)) return 0;
+    char last[400];
+    snprintf(last, sizeof last, "%.399s", rep->reason);
+    if (nsynth)
+        snprintf(rep->reason, sizeof rep->reason,
+                 "cannot be replayed on synthetic data: %s not captured (larger than "
+                 "AOE_CAPTURE_LIMIT_MB); with float32 data: %.300s; with zeros: %.300s",
+                 synth, first, crashed ? last : zeros);
+    else if (crashed)
+        snprintf(rep->reason, sizeof rep->reason, "%.500s (also without poisoning outputs: %.300s)",
+                 first, last);
+    else
+        snprintf(rep->reason, sizeof rep->reason, "%s", first);
+    return -1;
+}
+
+static void describe_replay(int replay, const aoe_job *job, char *out, size_t len)
+{
+    char synth[256];
+    const char *data = !synthetic_args(job, synth, sizeof synth) ? "captured"
+                       : replay & AOE_REPLAY_ZERO_SYNTH          ? "synthetic zeros"
+                                                                 : "synthetic float32";
+    snprintf(out, len, "%s%s", data, replay & AOE_REPLAY_NO_POISON ? ", outputs not poisoned" : "");
 }
 
 static void prepare_from(tctx *c, size_t config)
@@ -253,10 +327,11 @@ int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result 
     c.deadline = t0 + o->time_limit_s;
     c.tol = (aoe_tolerance){AOE_TOLERANCE_REL_L2, AOE_TOLERANCE_MAX_ABS, false};
 
-    if (ensure_worker(&c, &rep)) {
+    if (open_reference(&c, &rep)) {
         snprintf(r->error, sizeof r->error, "%s", rep.reason);
         goto done;
     }
+    describe_replay(c.replay, job, r->replay, sizeof r->replay);
     r->default_us = r->best_us = rep.timing.median_us;
     r->default_spread_us = r->best_spread_us = rep.timing.spread_us;
     default_policy(job, &r->best);

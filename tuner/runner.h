@@ -52,6 +52,9 @@ typedef struct {
     size_t evaluations, failures, abandoned;
     double seconds;
     int put; /* aoe_put_result; -2: not written (dry run, failure) */
+    /* How the job's data was replayed: "captured", "synthetic float32" or
+     * "synthetic zeros", plus ", outputs not poisoned" after a fallback. */
+    char replay[64];
     unsigned nreasons;
     aoe_fail_reason reasons[AOE_TUNE_MAX_REASONS];
 } aoe_tune_result;

@@ -10,6 +10,8 @@
 
 typedef struct {
     const aoe_job *job;
+    aoe_job zero_job; /* the job with zero-filled synthetic buffers (AOE_REPLAY_ZERO_SYNTH) */
+    int replay;       /* AOE_REPLAY_* bits of the OPEN request */
     const aoe_exec_ops *ops;
     aoe_exec *ex;
     aoe_reference ref;
@@ -72,6 +74,19 @@ static int reference_run(wstate *s, const uint8_t *w, uint8_t poison, uint8_t **
     return rc;
 }
 
+/* Whether buffer i (after the default's plain run: `after`) may be poisoned
+ * to find out if it is a pure output. Never a buffer the kernel may read as
+ * it was captured: one the program declared read-only, or one the default
+ * left bit-identical (an input such as a size or an index table; poisoning
+ * it would feed the kernel values the program never gave it). */
+static int may_poison(wstate *s, uint32_t i, const uint8_t *after)
+{
+    const uint8_t *before = s->ops->input(s->ex, i);
+    if (s->replay & AOE_REPLAY_NO_POISON) return 0;
+    if (s->ops->read_only(s->ex, i)) return 0;
+    return !before || memcmp(before, after, s->ref.size[i]) != 0;
+}
+
 /* Finds the pure outputs (buffers the default writes without reading them)
  * and their written bytes: see aoe_verify_classify. Poisoning one buffer can
  * change what the kernel writes elsewhere, so repeat until the set is stable. */
@@ -84,11 +99,14 @@ static int build_reference(wstate *s, char *err, size_t errlen)
     if (!w || aoe_reference_init(&s->ref, n)) goto out;
     if (reference_run(s, NULL, 0, &a, err, errlen)) goto out;
     s->ref.oob_bytes = s->cap_oob;
+    int candidates = 0;
     for (uint32_t i = 0; i < n; i++) {
-        w[i] = a[i] != NULL;
         s->ref.size[i] = a[i] ? job->args[i].size : 0;
         if (a[i] && !s->ref.size[i]) s->ref.size[i] = 1;
+        w[i] = a[i] && may_poison(s, i, a[i]);
+        candidates += w[i];
     }
+    stable = !candidates; /* nothing to poison: every buffer is restored and compared */
     /* Buffers the kernel never writes are inputs: drop them first (their
      * poison may have changed other outputs), then the ones read in place. */
     for (int iter = 0; iter < 4 && !stable; iter++) {
@@ -135,10 +153,47 @@ out:
     return rc;
 }
 
+/* The job with every synthetic buffer given zero contents (a buffer of
+ * indices or sizes filled with float32 values sends the kernel out of
+ * bounds; zeros are the safest guess). */
+static int zero_synthetic(wstate *s)
+{
+    const aoe_job *job = s->job;
+    aoe_job_arg *args = calloc(job->nargs ? job->nargs : 1, sizeof *args);
+    if (!args) return -1;
+    s->zero_job = *job;
+    s->zero_job.args = args;
+    s->job = &s->zero_job;
+    for (uint32_t i = 0; i < job->nargs; i++) {
+        args[i] = job->args[i];
+        if (args[i].kind != AOE_JOB_ARG_BUFFER || args[i].data || !args[i].size) continue;
+        args[i].data = calloc(args[i].size, 1); /* pages stay unmapped until copied */
+        if (!args[i].data) return -1;
+    }
+    return 0;
+}
+
+static void free_zero_job(wstate *s, const aoe_job *orig)
+{
+    if (s->job != &s->zero_job) return;
+    for (uint32_t i = 0; i < s->zero_job.nargs; i++)
+        if (s->zero_job.args[i].data != orig->args[i].data) free(s->zero_job.args[i].data);
+    free(s->zero_job.args);
+}
+
 static void do_open(wstate *s, const aoe_wreq *q, aoe_wrep *r)
 {
     char err[1024];
     s->tol = q->tol;
+    s->replay = q->replay;
+    if (s->ex) {
+        snprintf(r->reason, sizeof r->reason, "runtime error: the device is already open");
+        return;
+    }
+    if ((q->replay & AOE_REPLAY_ZERO_SYNTH) && s->job != &s->zero_job && zero_synthetic(s)) {
+        snprintf(r->reason, sizeof r->reason, "runtime error: out of memory for zero buffers");
+        return;
+    }
     s->ex = s->ops->open(s->job, err, sizeof err);
     if (!s->ex) {
         snprintf(r->reason, sizeof r->reason, "%s", err);
@@ -225,5 +280,6 @@ int aoe_runner_worker_main(void *ctx, int fd)
     }
     if (s.ex) s.ops->close(s.ex);
     aoe_reference_free(&s.ref);
+    free_zero_job(&s, ctx);
     return 0;
 }

@@ -17,9 +17,17 @@ enum {
     AOE_WOP_PREPARE = 4  /* compile req.count policies that follow the request */
 };
 
+/* How the job's data is replayed (AOE_WOP_OPEN; the runner falls back to
+ * these when the default policy fails with the job as captured). */
+enum {
+    AOE_REPLAY_ZERO_SYNTH = 1, /* synthetic (uncaptured) buffers hold zeros, not float32 */
+    AOE_REPLAY_NO_POISON = 2   /* never poison a buffer: restore and compare every one */
+};
+
 typedef struct {
     int op;
-    int final; /* more repetitions (final comparison of the best and the default) */
+    int replay; /* OPEN: AOE_REPLAY_* bits */
+    int final;  /* more repetitions (final comparison of the best and the default) */
     int parallel;
     uint32_t count;
     double cutoff_us;

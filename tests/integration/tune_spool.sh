@@ -2,7 +2,8 @@
 # `aoe tune --spool DIR`: a second tuner exits 0 at once while the lock is held;
 # jobs are claimed and removed when done; a bad job becomes <key>.failed with a
 # one-line <key>.failed.txt; a stale <key>.running is recovered; a job the bank
-# already knows is skipped; --idle-exit waits for late jobs.
+# already knows is skipped; --idle-exit waits for late jobs; each job's
+# summary row is written (flushed) as soon as it is done.
 set -euo pipefail
 B=${AOE_BUILD_DIR:?}
 S=${AOE_SOURCE_DIR:?}
@@ -65,4 +66,19 @@ PYEOF
 wait "$tuner" || { cat "$T/err3"; fail "idle tuner failed"; }
 /usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"]; assert len(j)==1 and j[0]["ok"], j' "$T/out3" ||
   fail "late repeat_tune job not tuned"
-echo "ok: spool lock, stale recovery, claiming, failed jobs, skip of known keys, idle exit"
+# 5. the log shows each job's summary row as soon as it is done: the tuner
+# is still idling (waiting for more jobs) when the row is already in its log.
+"$B/bin/aoe" tune --spool "$SP" --idle-exit 60 >"$T/log5" 2>&1 &
+tuner=$!
+/usr/bin/python3 - "$T/job.json" "$SP" <<'PYEOF'
+import json, sys, os
+j = json.load(open(sys.argv[1])); j["repeat_tune"] = True
+key = j["key"]; tmp = os.path.join(sys.argv[2], key + ".job.tmp")
+json.dump(j, open(tmp, "w")); os.rename(tmp, os.path.join(sys.argv[2], key + ".job"))
+PYEOF
+for _ in $(seq 300); do grep -q '^planted_scale' "$T/log5" && break; sleep 0.2; done
+kill -0 "$tuner" 2>/dev/null || fail "the idling tuner exited early: $(cat "$T/log5")"
+grep -q '^planted_scale  *[0-9]' "$T/log5" ||
+  { kill "$tuner"; fail "no summary row while the tuner runs: $(cat "$T/log5")"; }
+kill "$tuner"; wait "$tuner" 2>/dev/null || true
+echo "ok: spool lock, stale recovery, claiming, failed jobs, skip of known keys, idle exit, live log"

@@ -4,6 +4,7 @@
 #include "tuner/isolate.h"
 
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -92,4 +93,43 @@ Test(isolate, exit_without_answer_is_reported)
     cr_assert_eq(aoe_worker_call(w, &v, sizeof v, &r, sizeof r, 5, why, sizeof why), -1);
     cr_assert(strstr(why, "worker exited: status 3") == why, "%s", why);
     aoe_worker_stop(w);
+}
+
+/* Several threads of the worker crash at once (as a kernel's work-groups do
+ * on PoCL's thread pool): the first crash is still reported with its
+ * backtrace, not lost to a second thread killing the process meanwhile. */
+static pthread_barrier_t crash_barrier;
+
+static void *crash_thread(void *arg)
+{
+    (void)arg;
+    pthread_barrier_wait(&crash_barrier);
+    planted_crash_site((volatile int *)(uintptr_t)16);
+    return NULL;
+}
+
+static int crash_in_threads(void *ctx, int fd)
+{
+    (void)ctx;
+    int v;
+    if (aoe_read_full(fd, &v, sizeof v)) return 1;
+    pthread_t th[8];
+    pthread_barrier_init(&crash_barrier, NULL, 8);
+    for (int i = 0; i < 8; i++) pthread_create(&th[i], NULL, crash_thread, NULL);
+    for (int i = 0; i < 8; i++) pthread_join(th[i], NULL);
+    return 0;
+}
+
+Test(isolate, concurrent_crashes_keep_the_backtrace)
+{
+    for (int round = 0; round < 20; round++) {
+        char err[256], why[2048] = "";
+        aoe_worker *w = aoe_worker_start(crash_in_threads, NULL, err, sizeof err);
+        cr_assert(w, "%s", err);
+        int v = 1, r;
+        cr_assert_eq(aoe_worker_call(w, &v, sizeof v, &r, sizeof r, 10, why, sizeof why), -1);
+        cr_assert(strstr(why, "crash: SIGSEGV") == why, "round %d: %s", round, why);
+        cr_assert(strstr(why, "planted_crash_site"), "round %d: %s", round, why);
+        aoe_worker_stop(w);
+    }
 }

@@ -4,52 +4,33 @@
  * the model ranks best over the whole valid space (exploration that favours
  * promising value combinations), and a local pick, the unseen neighbour of
  * the best configurations that the model's mean ranks best (the interactions
- * the additive model cannot see are found by looking next to the incumbent). */
+ * the additive model cannot see are found by looking next to the incumbent).
+ * Once the incumbent has stalled, local picks switch to a Gaussian process
+ * with pairwise value interactions (match_gp.h) that ranks every unseen
+ * configuration within two parameter changes of the best ones by a lower
+ * confidence bound: an isolated optimum, whose neighbours give no hint of it,
+ * is found by enumerating the incumbent's surroundings in order of promise. */
 #include "tuner/strategies/common.h"
+#include "tuner/strategies/match_gp.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Tuned in simulation on the datasets of ../shared/datasets (README). */
-#ifndef N_INIT
-#define N_INIT 10        /* random configurations before the model is trusted */
-#endif
-#ifndef LAMBDA
+#define N_INIT 10        /* random configurations before the model is trusted, at most */
+#define N_INIT_MIN 3     /* ... and at least */
+#define INIT_SHARE 6     /* ... and 1/6 of a small budget (12 evaluations: 3 initial) */
 #define LAMBDA 1.0       /* ridge prior on every value's weight */
-#endif
-#ifndef EXPLORE
 #define EXPLORE 1.0      /* Thompson sample scale, in standard deviations of log(time) */
-#endif
-#ifndef CAP_QUANTILE
 #define CAP_QUANTILE 0.5 /* times above this quantile count as this quantile */
-#endif
-#ifndef GLOBAL_PERIOD
 #define GLOBAL_PERIOD 2  /* every 2nd step is global, the others local */
-#endif
-#ifndef RANDOM_PERIOD
 #define RANDOM_PERIOD 10 /* every 10th step is uniformly random: escapes traps */
-#endif
-#ifndef LOCAL_TOP
 #define LOCAL_TOP 3      /* local steps look next to the 3 best configurations */
-#endif
 #define MAX_FEATURES 512 /* beyond this the dense model costs too much: use ILS */
-#ifndef MIX
-#define MIX 2
-#endif
-#ifndef LOCAL_TOP_1
-#define LOCAL_TOP_1 3
-#endif
-#ifndef GP_AFTER
-#define GP_AFTER 10
-#endif
-#ifndef STALL
-#define STALL 20
-#endif
-#ifndef RADIUS
-#define RADIUS 2
-#endif
+#define STALL_GP 30      /* evaluations without improvement before local picks use the GP */
+#define GP_KAPPA 1.0     /* lower confidence bound: mean - 1 standard deviation */
+#define GP_MAX_OBS 400   /* the GP fits at most the 400 best configurations (cost n^3) */
 
 typedef struct {
     int d;       /* features: one per parameter value */
@@ -189,117 +170,27 @@ static long global_pick(aoe_search *s, model *m)
     return best;
 }
 
-
-#ifndef W_ADD
-#define W_ADD 1.0
-#endif
-#ifndef W_PAIR
-#define W_PAIR 1.0
-#endif
-#ifndef NOISE
-#define NOISE 0.1
-#endif
-#ifndef KAPPA
-#define KAPPA 1.0
-#endif
-
-/* Gaussian process over match counts: k(x, x') depends on how many of the
- * varying parameters two configurations share (additive + pairwise terms). */
-typedef struct {
-    int P;       /* parameters with more than one value */
-    int *eff;    /* their indices */
-    size_t n, cap;
-    long *rows;
-    double *l, *alpha, *kv;
-    double kcache[65];
-} gp;
-
-static int gp_init(gp *g, const aoe_search_space *sp, size_t cap)
+/* Unseen neighbour of one of the `top` best rows minimising the model mean. */
+static long local_pick(aoe_search *s, model *m, const double *w, const long *ranked,
+                       size_t n_ranked, size_t top, long *nb, size_t cap)
 {
-    memset(g, 0, sizeof *g);
-    g->eff = malloc((size_t)sp->n_params * sizeof(int));
-    g->rows = malloc(cap * sizeof(long));
-    g->l = malloc(cap * cap * sizeof(double));
-    g->alpha = malloc(cap * sizeof(double));
-    g->kv = malloc(cap * sizeof(double));
-    g->cap = cap;
-    if (!g->eff || !g->rows || !g->l || !g->alpha || !g->kv) return -1;
-    for (int p = 0; p < sp->n_params; p++)
-        if (sp->n_values[p] > 1) g->eff[g->P++] = p;
-    int P = g->P > 1 ? g->P : 2;
-    for (int m = 0; m <= g->P && m < 65; m++)
-        g->kcache[m] = W_ADD * m / P + W_PAIR * (double)m * (m - 1) / ((double)P * (P - 1));
-    return 0;
-}
-
-static void gp_free(gp *g)
-{
-    free(g->eff);
-    free(g->rows);
-    free(g->l);
-    free(g->alpha);
-    free(g->kv);
-}
-
-static double gp_k(const gp *g, const aoe_search *s, long a, long b)
-{
-    const uint16_t *x = aoe_search_row(s, a), *y = aoe_search_row(s, b);
-    int m = 0;
-    for (int i = 0; i < g->P; i++) m += x[g->eff[i]] == y[g->eff[i]];
-    return g->kcache[m];
-}
-
-/* Fits rows/ys (n of them, y standardised). */
-static void gp_fit(gp *g, const aoe_search *s, const long *rows, const double *ys, size_t n)
-{
-    size_t c = n;
-    g->n = n;
-    memcpy(g->rows, rows, n * sizeof(long));
-    double *l = g->l;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j <= i; j++) l[i * c + j] = gp_k(g, s, rows[i], rows[j]) + (i == j ? NOISE : 0);
-    for (size_t j = 0; j < n; j++) {
-        double t = l[j * c + j];
-        for (size_t k = 0; k < j; k++) t -= l[j * c + k] * l[j * c + k];
-        double r = sqrt(t > 1e-12 ? t : 1e-12);
-        l[j * c + j] = r;
-        for (size_t i = j + 1; i < n; i++) {
-            double u = l[i * c + j];
-            for (size_t k = 0; k < j; k++) u -= l[i * c + k] * l[j * c + k];
-            l[i * c + j] = u / r;
+    int np = s->space->n_params;
+    for (size_t i = 0; i < n_ranked && i < top; i++) {
+        size_t k = aoe_search_neighbours(s, ranked[i], false, nb, cap);
+        long best = -1;
+        double by = INFINITY;
+        for (size_t j = 0; j < k; j++) {
+            if (aoe_search_seen(s, nb[j])) continue;
+            double y = predict(m, w, aoe_search_row(s, nb[j]), np);
+            if (y < by) by = y, best = nb[j];
         }
+        if (best >= 0) return best;
     }
-    for (size_t i = 0; i < n; i++) {
-        double t = ys[i];
-        for (size_t k = 0; k < i; k++) t -= l[i * c + k] * g->kv[k];
-        g->kv[i] = t / l[i * c + i];
-    }
-    for (size_t i = n; i-- > 0;) {
-        double t = g->kv[i];
-        for (size_t k = i + 1; k < n; k++) t -= l[k * c + i] * g->alpha[k];
-        g->alpha[i] = t / l[i * c + i];
-    }
+    return -1;
 }
 
-/* Lower confidence bound of row r. */
-static double gp_lcb(gp *g, const aoe_search *s, long r)
-{
-    size_t n = g->n, c = n;
-    double mu = 0, vv = 0;
-    for (size_t i = 0; i < n; i++) {
-        double k = gp_k(g, s, r, g->rows[i]);
-        mu += k * g->alpha[i];
-        double t = k;
-        for (size_t j = 0; j < i; j++) t -= g->l[i * c + j] * g->kv[j];
-        g->kv[i] = t / g->l[i * c + i];
-        vv += g->kv[i] * g->kv[i];
-    }
-    double var = g->kcache[g->P] - vv;
-    return mu - KAPPA * sqrt(var > 0 ? var : 0);
-}
-
-/* Unseen rows differing from `row` in one or two parameters. */
-static size_t near_unseen(aoe_search *s, long row, int radius, long *out, size_t cap)
+/* Unseen rows differing from `row` in one or two parameters (at most cap). */
+static size_t within_two(aoe_search *s, long row, long *out, size_t cap)
 {
     int np = s->space->n_params;
     uint16_t vec[np];
@@ -312,7 +203,7 @@ static size_t near_unseen(aoe_search *s, long row, int radius, long *out, size_t
             vec[p] = (uint16_t)v;
             long r = aoe_search_find(s, vec);
             if (r >= 0 && !aoe_search_seen(s, r) && k < cap) out[k++] = r;
-            for (int q = p + 1; radius > 1 && q < np; q++) {
+            for (int q = p + 1; q < np; q++) {
                 uint16_t oq = vec[q];
                 for (int w = 0; w < s->space->n_values[q]; w++) {
                     if (w == oq) continue;
@@ -328,41 +219,39 @@ static size_t near_unseen(aoe_search *s, long row, int radius, long *out, size_t
     return k;
 }
 
-/* Unseen neighbour of one of the `top` best rows minimising the model mean. */
-static long local_pick(aoe_search *s, model *m, const double *w, const long *ranked,
-                       size_t n_ranked, size_t top, long *nb, size_t cap)
-{
-    int np = s->space->n_params;
-    for (size_t i = 0; i < n_ranked && i < top; i++) {
-        size_t k = near_unseen(s, ranked[i], 1, nb, cap);
-        long best = -1;
-        double by = INFINITY;
-        for (size_t j = 0; j < k; j++) {
-            if (aoe_search_seen(s, nb[j])) continue;
-            double y = predict(m, w, aoe_search_row(s, nb[j]), np);
-            if (y < by) by = y, best = nb[j];
-        }
-        if (best >= 0) return best;
-    }
-    return -1;
-}
-
-static long gp_local_pick(aoe_search *s, gp *g, const long *ranked, size_t n_ranked, size_t top,
-                          long *nb, size_t cap, unsigned char *mark)
+/* Unseen row within two changes of one of the `top` best rows minimising the
+ * GP's lower confidence bound (`mark` keeps a row from being scored twice). */
+static long gp_pick(aoe_search *s, aoe_match_gp *g, const long *ranked, size_t n_ranked, size_t top,
+                    long *cand, size_t cap, unsigned char *mark)
 {
     long best = -1;
     double by = INFINITY;
     for (size_t i = 0; i < n_ranked && i < top; i++) {
-        size_t k = near_unseen(s, ranked[i], RADIUS, nb, cap);
+        size_t k = within_two(s, ranked[i], cand, cap);
         for (size_t j = 0; j < k; j++) {
-            if (mark[nb[j]]) continue;
-            mark[nb[j]] = 1;
-            double y = gp_lcb(g, s, nb[j]);
-            if (y < by) by = y, best = nb[j];
+            if (mark[cand[j]]) continue;
+            mark[cand[j]] = 1;
+            double y = aoe_match_gp_lcb(g, s, cand[j], GP_KAPPA);
+            if (y < by) by = y, best = cand[j];
         }
-        for (size_t j = 0; j < k; j++) mark[nb[j]] = 0;
+        for (size_t j = 0; j < k; j++) mark[cand[j]] = 0;
     }
     return best;
+}
+
+/* Random configurations before the model is fitted: 1/INIT_SHARE of the
+ * budget within [N_INIT_MIN, N_INIT] (a small budget must leave most of its
+ * evaluations to the model), and no more than the model has free weights (one
+ * per value, less one per parameter, plus the mean). The start configuration,
+ * measured first by aoe_search_init, is one of them. Budgets of 60 and more
+ * start with N_INIT as before. */
+static size_t initial_count(const aoe_search *s, size_t features)
+{
+    size_t n = s->max_evals / INIT_SHARE;
+    size_t free_weights = features - (size_t)s->space->n_params + 1;
+    if (n > N_INIT) n = N_INIT;
+    if (n > free_weights) n = free_weights;
+    return n < N_INIT_MIN ? N_INIT_MIN : n;
 }
 
 static int by_time(const void *x, const void *y, void *ctx)
@@ -383,19 +272,20 @@ void aoe_strategy_surrogate(aoe_search *s)
         return;
     }
     size_t cap = aoe_search_max_neighbours(s);
-    cap = cap * cap / 2 + cap;
-    if (cap > sp->n_configs) cap = sp->n_configs;
+    /* Rows within two changes: at most (sum of value counts)^2 / 2 + sum. */
+    size_t cap2 = cap * cap / 2 + cap < sp->n_configs ? cap * cap / 2 + cap : sp->n_configs;
+    size_t gp_cap = s->max_evals < GP_MAX_OBS ? s->max_evals : GP_MAX_OBS;
     model m = {0};
-    gp g = {0};
-    unsigned char *mark = calloc(sp->n_configs, 1);
-    double *ys = malloc(sp->n_configs * sizeof(double));
-    size_t gcap = s->max_evals;
-    long *nb = malloc((cap ? cap : 1) * sizeof(long));
+    aoe_match_gp g = {0};
+    long *nb = malloc((cap2 ? cap2 : 1) * sizeof(long));
     long *ranked = malloc(sp->n_configs * sizeof(long));
-    if (!nb || !ranked || !mark || !ys || model_init(&m, sp, LAMBDA) || gp_init(&g, sp, gcap))
+    double *ys = malloc(sp->n_configs * sizeof(double));
+    unsigned char *mark = calloc(sp->n_configs, 1);
+    if (!nb || !ranked || !ys || !mark || model_init(&m, sp, LAMBDA) ||
+        aoe_match_gp_init(&g, sp, gp_cap))
         goto out;
-    size_t seen = 0, n_ranked = 0;
-    size_t improved_at = 0;
+    size_t n_init = initial_count(s, features);
+    size_t seen = 0, n_ranked = 0, improved_at = 0;
     double last_best = INFINITY;
     for (int step = 0; !aoe_search_done(s); step++) {
         if (s->best_time < last_best) last_best = s->best_time, improved_at = s->evals;
@@ -404,7 +294,7 @@ void aoe_strategy_surrogate(aoe_search *s)
             if (s->times[r] > 0) ranked[n_ranked++] = r; /* failures teach nothing */
         }
         long next = -1;
-        if (n_ranked >= N_INIT && step % RANDOM_PERIOD != RANDOM_PERIOD - 1) {
+        if (n_ranked >= n_init && step % RANDOM_PERIOD != RANDOM_PERIOD - 1) {
             qsort_r(ranked, n_ranked, sizeof(long), by_time, s);
             /* Slow configurations are capped at a quantile: the model should
              * rank the good region, not explain how bad the bad ones are. */
@@ -419,38 +309,34 @@ void aoe_strategy_surrogate(aoe_search *s)
             double var = m.sum_yy / m.n - (m.sum_y / m.n) * (m.sum_y / m.n);
             double sd = sqrt(var > 1e-12 ? var : 1e-12);
             bool local = step % GLOBAL_PERIOD != 0;
-            /* Exploration widens while the incumbent stalls: a run stuck on a
-             * plateau the model is sure of must look elsewhere. */
-            double widen = 1 + (double)(s->evals - improved_at) / STALL;
-            model_sample(&m, &s->rng, EXPLORE * sd * widen);
-            bool gp_step = s->evals - improved_at >= GP_AFTER;
-            if (local && !gp_step) next = local_pick(s, &m, m.w, ranked, n_ranked, LOCAL_TOP_1, nb, cap);
-            else if (local) {
-                double mean = m.sum_y / m.n;
-                for (size_t i = 0; i < n_ranked; i++) {
+            model_sample(&m, &s->rng, EXPLORE * sd);
+            if (local && s->evals - improved_at < STALL_GP) {
+                next = local_pick(s, &m, m.w, ranked, n_ranked, LOCAL_TOP, nb, cap);
+            } else if (local) {
+                /* Same capped targets, standardised, best first (GP_MAX_OBS). */
+                double mean = m.sum_y / (double)m.n;
+                size_t n_gp = n_ranked < gp_cap ? n_ranked : gp_cap;
+                for (size_t i = 0; i < n_gp; i++) {
                     double y = log(s->times[ranked[i]]);
                     ys[i] = ((y < ycap ? y : ycap) - mean) / sd;
                 }
-                gp_fit(&g, s, ranked, ys, n_ranked);
-                next = gp_local_pick(s, &g, ranked, n_ranked, LOCAL_TOP, nb, cap, mark);
+                aoe_match_gp_fit(&g, s, ranked, ys, n_gp);
+                next = gp_pick(s, &g, ranked, n_ranked, LOCAL_TOP, nb, cap2, mark);
             }
             if (next < 0) {
-                if (local) model_sample(&m, &s->rng, EXPLORE * sd * widen);
+                if (local) model_sample(&m, &s->rng, EXPLORE * sd);
                 next = global_pick(s, &m);
             }
         }
         if (next < 0) next = aoe_search_random_unseen(s);
         if (next < 0) break;
         aoe_search_eval(s, next);
-#ifdef TRACE
-        { const uint16_t *v = aoe_search_row(s, next); fprintf(stderr, "%zu %c %.3f best %.3f  ", s->evals, step % RANDOM_PERIOD == RANDOM_PERIOD - 1 ? 'R' : step % GLOBAL_PERIOD ? 'L' : 'G', s->times[next] > 0 ? 0.5536 / s->times[next] : 0, 0.5536 / s->best_time); for (int p = 0; p < sp->n_params; p++) fprintf(stderr, "%d ", v[p]); fprintf(stderr, "\n"); }
-#endif
     }
 out:
     model_free(&m);
-    gp_free(&g);
-    free(mark);
-    free(ys);
+    aoe_match_gp_free(&g);
     free(nb);
     free(ranked);
+    free(ys);
+    free(mark);
 }
