@@ -166,10 +166,13 @@ void aoe_result_write_final(void)
     int rc = write_file(&s);
     pthread_mutex_unlock(&g_lock);
     double imp = s.base_us > 0 ? (s.base_us - s.tuned_us) / s.base_us * 100.0 : 0.0;
+    char times[128] = "";
+    if (s.base_us > 0) /* only when some operator has bank times */
+        snprintf(times, sizeof times, "; kernel time %.1f us -> %.1f us (%.1f%% less)", s.base_us,
+                 s.tuned_us, imp);
     aoe_log(AOE_LOG_INFO,
-            "%d operators: %d hit, %d added, %d updated, %d reserved, %d untuned; "
-            "kernel time %.1f us -> %.1f us (%.1f%%)%s%s/%s.json",
-            s.total, s.hit, s.add, s.update, s.reserved, s.unsatisfied, s.base_us, s.tuned_us, imp,
+            "%d operators: %d hit, %d added, %d updated, %d reserved, %d untuned%s%s%s/%s.json",
+            s.total, s.hit, s.add, s.update, s.reserved, s.unsatisfied, times,
             rc ? "; cannot write " : "; ", aoe_shim.result_dir, g_name);
 }
 

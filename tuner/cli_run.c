@@ -138,8 +138,7 @@ static void print_summary(const run_summary *s, FILE *out)
     }
     fprintf(out, "aoe run: %d operator(s): %d hit, %d added, %d updated, %d reserved, %d untuned\n",
             s->ops, s->hit, s->add, s->update, s->reserved, s->unsatisfied);
-    fprintf(out, "%-28s %-34s %10s %12s %12s\n", "OPERATOR", "CALL SITE", "LAUNCHES", "BEFORE_US",
-            "AFTER_US");
+    int rows = 0;
     const cJSON *file;
     cJSON_ArrayForEach(file, s->files)
     {
@@ -150,15 +149,21 @@ static void print_summary(const run_summary *s, FILE *out)
         {
             const cJSON *name = cJSON_GetObjectItemCaseSensitive(m, "op_name");
             const cJSON *site = cJSON_GetObjectItemCaseSensitive(m, "call_site");
-            fprintf(out, "%-28.28s %-34.34s %10d %12.1f %12.1f\n",
-                    cJSON_IsString(name) ? name->valuestring : "?",
-                    cJSON_IsString(site) ? site->valuestring : "?", num(m, "launches"),
-                    dnum(m, "before_us"), dnum(m, "after_us"));
+            if (!rows++)
+                fprintf(out, "%-28s %10s %12s %12s  %s\n", "OPERATOR", "LAUNCHES", "BEFORE_US",
+                        "AFTER_US", "CALL SITE");
+            fprintf(out, "%-28.28s %10d %12.1f %12.1f  %s\n",
+                    cJSON_IsString(name) ? name->valuestring : "?", num(m, "launches"),
+                    dnum(m, "before_us"), dnum(m, "after_us"),
+                    cJSON_IsString(site) ? site->valuestring : "?");
         }
     }
-    double imp = s->base > 0 ? (s->base - s->tuned) / s->base * 100.0 : 0.0;
-    fprintf(out, "kernel time of tuned operators: %.1f us -> %.1f us (%.1f%% less)\n", s->base,
-            s->tuned, imp);
+    /* Only tuned operators have before/after times worth a line. */
+    if (rows) {
+        double imp = s->base > 0 ? (s->base - s->tuned) / s->base * 100.0 : 0.0;
+        fprintf(out, "kernel time of tuned operators: %.1f us -> %.1f us (%.1f%% less)\n", s->base,
+                s->tuned, imp);
+    }
     cJSON_ArrayForEach(file, s->files)
     {
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(file, "path");
