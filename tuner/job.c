@@ -219,7 +219,7 @@ static int parse_budget(const cJSON *root, aoe_job *job, char *err, size_t errle
 
 static int parse_sizes_all(const cJSON *root, aoe_job *job, char *err, size_t errlen)
 {
-    uint64_t v;
+    uint64_t v = 0;
     if (get_uint(cJSON_GetObjectItemCaseSensitive(root, "work_dim"), "work_dim", 1, 3, &v, err,
                  errlen))
         return -1;
@@ -267,7 +267,7 @@ static int parse_root(const cJSON *root, aoe_job *job, char *err, size_t errlen)
         "options",   "work_dim",    "global",      "local",       "args",   "key",
         "call_site", "repeat_tune", "space",       "budget",      NULL};
     if (!cJSON_IsObject(root)) return aoe_errf(err, errlen, "job: expected a JSON object");
-    uint64_t v;
+    uint64_t v = 0;
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
     if (!fmt) return aoe_errf(err, errlen, "format: missing");
     if (get_uint(fmt, "format", AOE_JOB_FORMAT, AOE_JOB_FORMAT, &v, err, errlen)) return -1;

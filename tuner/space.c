@@ -102,7 +102,7 @@ static int add_param(aoe_space *sp, const char *name, param_source src, int inde
         return aoe_errf(err, errlen, "more than %d tunable parameters (at %s)", AOE_MAX_PARAMS,
                         name);
     space_param *p = &sp->p[sp->n_params++];
-    snprintf(p->name, sizeof p->name, "%s", name);
+    snprintf(p->name, sizeof p->name, "%.*s", (int)sizeof p->name - 1, name);
     p->src = src, p->index = index, p->n_values = n, p->def = -1;
     for (int i = 0; i < n; i++) {
         p->values[i] = values[i];

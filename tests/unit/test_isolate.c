@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 /* Replies to each request with the request plus one; crashes or hangs on 7 / 9. */
+/* An unmapped address the optimiser cannot see through (it would warn). */
+static volatile uintptr_t g_bad_address = 16;
+
 __attribute__((noinline)) void planted_crash_site(volatile int *p)
 {
     *p = 42;
@@ -22,7 +25,7 @@ static int serve(void *ctx, int fd)
     (void)ctx;
     int v;
     while (!aoe_read_full(fd, &v, sizeof v)) {
-        if (v == 7) planted_crash_site((volatile int *)(uintptr_t)16);
+        if (v == 7) planted_crash_site((volatile int *)g_bad_address);
         if (v == 9)
             for (;;) pause();
         if (v == 11) return 3; /* exits without answering */
@@ -104,7 +107,7 @@ static void *crash_thread(void *arg)
 {
     (void)arg;
     pthread_barrier_wait(&crash_barrier);
-    planted_crash_site((volatile int *)(uintptr_t)16);
+    planted_crash_site((volatile int *)g_bad_address);
     return NULL;
 }
 
