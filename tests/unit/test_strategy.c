@@ -271,3 +271,45 @@ Test(strategy, surrogate_finds_an_isolated_optimum_two_changes_away)
     }
     cr_assert_geq(found, 12, "isolated optimum found in %d of 20 runs", found);
 }
+
+/* A small budget (12 of 160 rows) must go mostly to the model: over 20 seeds
+ * on the smooth bowl the surrogate's best is better on average than random
+ * search's, and better than random in most runs. With 10 random rows first
+ * (the start of large budgets) it is not: 2 model steps cannot make up for it. */
+Test(strategy, surrogate_small_budget_beats_random)
+{
+    space s;
+    make_space(&s);
+    static probe p;
+    double sum_sur = 0, sum_rnd = 0;
+    int wins = 0;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        aoe_search_result a = run("surrogate", &s, &p, 12, seed);
+        cr_assert_eq(p.calls, 12);
+        cr_assert_not(p.twice);
+        aoe_search_result b = run("random", &s, &p, 12, seed);
+        sum_sur += a.best_time;
+        sum_rnd += b.best_time;
+        wins += a.best_time < b.best_time;
+    }
+    cr_assert_lt(sum_sur, 0.7 * sum_rnd, "surrogate mean best %.2f, random %.2f", sum_sur / 20,
+                 sum_rnd / 20);
+    cr_assert_geq(wins, 12, "surrogate better than random in %d of 20 runs", wins);
+}
+
+/* A budget at least the space's size is exhaustive, with the start row first. */
+Test(strategy, surrogate_budget_of_the_whole_space_is_exhaustive)
+{
+    space s;
+    make_space(&s);
+    static probe p;
+    memset(&p, 0, sizeof p);
+    p.s = &s;
+    aoe_budget b = {.max_evals = s.sp.n_configs, .seed = 9, .start_config = 5};
+    aoe_search_result r;
+    cr_assert_eq(aoe_strategy_run("surrogate", &s.sp, probe_eval, &p, &b, &r), 0);
+    cr_assert_eq(p.calls, s.sp.n_configs);
+    cr_assert_eq(p.trace[0], 5);
+    cr_assert_not(p.twice);
+    cr_assert_float_eq(r.best_time, 1.0, 1e-12);
+}
