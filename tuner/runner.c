@@ -251,38 +251,76 @@ static void describe(const aoe_job *job, const aoe_policy *p, char *out, size_t 
     }
 }
 
-/* Measures the default and the best again, alternately for 3 rounds, so
- * that both come from the same conditions; keeps each one's fastest round
- * (load from other processes only ever adds time). */
+/* Measures the default (qd) or the best (qb) once for a confirmation round;
+ * 0, or -1 when it failed (a failing best is a reason; a failing default is
+ * not the best's fault). */
+static int confirm_once(tctx *c, const aoe_wreq *q, aoe_timing *out)
+{
+    aoe_wrep rep;
+    if (ensure_worker(c, &rep) || ask(c, q, NULL, 0, &rep, c->o->variant_timeout_s)) {
+        if (q->op == AOE_WOP_VARIANT) aoe_tune_note_failure(c->r, rep.reason);
+        return -1;
+    }
+    *out = rep.timing;
+    return 0;
+}
+
+/* Confirms the best against the default in paired rounds: default then best,
+ * then best then default, ... (drift and load hit both alike), one ratio of
+ * medians per round; aoe_paired_decide judges those ratios against their own
+ * round-to-round noise. Rounds are added while undecided, up to
+ * AOE_PAIRED_MAX_ROUNDS, while time is left: the search deadline, or a
+ * quarter of the job's time limit after the confirmation began, whichever is
+ * later. Still undecided: the default is kept. */
 static void confirm(tctx *c, long best)
 {
     aoe_tune_result *r = c->r;
-    aoe_wrep rep;
     aoe_policy pol;
-    if (best < 0 || aoe_space_policy(c->sp, c->job, (size_t)best, &pol)) return;
+    if (best < 0 || best == aoe_space_default_config(c->sp) ||
+        aoe_space_policy(c->sp, c->job, (size_t)best, &pol))
+        return; /* nothing to confirm: the default stays, as measured on opening */
     aoe_wreq qd = {.op = AOE_WOP_DEFAULT, .final = 1, .tol = c->tol};
     aoe_wreq qb = {.op = AOE_WOP_VARIANT, .final = 1, .tol = c->tol, .pol = pol};
-    double t = c->o->variant_timeout_s, d_us = 0, d_sp = 0, b_us = 0, b_sp = 0;
-    for (int round = 0; round < 3; round++) {
-        if (ensure_worker(c, &rep) || ask(c, &qd, NULL, 0, &rep, t)) return;
-        if (!d_us || rep.timing.median_us < d_us)
-            d_us = rep.timing.median_us, d_sp = rep.timing.spread_us;
-        if (ask(c, &qb, NULL, 0, &rep, t)) {
-            aoe_tune_note_failure(r, rep.reason);
-            return;
-        }
-        if (!b_us || rep.timing.median_us < b_us)
-            b_us = rep.timing.median_us, b_sp = rep.timing.spread_us;
+    double b_us[AOE_PAIRED_MAX_ROUNDS], d_us[AOE_PAIRED_MAX_ROUNDS];
+    aoe_timing fd = {0}, fb = {0}; /* each one's fastest round: load only ever adds time */
+    aoe_paired_verdict v = AOE_PAIRED_UNDECIDED;
+    aoe_paired_stats st = {0};
+    double t0 = now_s(), until = t0 + 0.25 * c->o->time_limit_s;
+    if (until < c->deadline) until = c->deadline;
+    size_t n = 0;
+    while (n < AOE_PAIRED_MAX_ROUNDS && v == AOE_PAIRED_UNDECIDED) {
+        if (n >= AOE_PAIRED_MIN_ROUNDS && now_s() + (now_s() - t0) / (double)n > until) break;
+        aoe_timing td, tb;
+        int best_first = n % 2;
+        if (best_first ? (confirm_once(c, &qb, &tb) || confirm_once(c, &qd, &td))
+                       : (confirm_once(c, &qd, &td) || confirm_once(c, &qb, &tb)))
+            break;
+        d_us[n] = td.median_us, b_us[n] = tb.median_us;
+        if (!fd.runs || td.median_us < fd.median_us) fd = td;
+        if (!fb.runs || tb.median_us < fb.median_us) fb = tb;
+        v = aoe_paired_decide(b_us, d_us, ++n, &st);
+        AOE_DEBUG("confirm round %zu: default %.1f us, best (row %ld) %.1f us, ratio %.3f; median "
+                  "%.3f in [%.3f, %.3f], faster in %zu: %s",
+                  n, td.median_us, best, tb.median_us, tb.median_us / td.median_us, st.median_ratio,
+                  st.lower, st.upper, st.faster,
+                  v > 0   ? "accept"
+                  : v < 0 ? "reject"
+                          : "undecided");
     }
-    AOE_DEBUG("confirm: default %.1f +- %.1f us, best (row %ld) %.1f +- %.1f us", d_us, d_sp, best,
-              b_us, b_sp);
-    r->default_us = r->best_us = d_us;
-    r->default_spread_us = r->best_spread_us = d_sp;
-    if (aoe_beats(b_us, b_sp, d_us, d_sp)) {
+    if (!n) return;
+    r->default_us = r->best_us = fd.median_us;
+    r->default_spread_us = r->best_spread_us = fd.spread_us;
+    if (v == AOE_PAIRED_ACCEPT) {
         r->improved = 1;
         r->best = pol;
-        r->best_us = b_us;
-        r->best_spread_us = b_sp;
+        r->best_us = fb.median_us;
+        r->best_spread_us = fb.spread_us;
+        /* With one slow round allowed the fastest rounds can disagree with the
+         * decision: then the paired estimate, so best_us < default_us holds. */
+        if (!(fb.median_us < AOE_PAIRED_MIN_GAIN * fd.median_us)) {
+            r->best_us = fd.median_us * st.median_ratio;
+            r->best_spread_us *= r->best_us / fb.median_us;
+        }
     }
 }
 
