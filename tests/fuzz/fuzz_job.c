@@ -1,6 +1,6 @@
 /* libFuzzer harness: the job reader on arbitrary bytes. Whatever it accepts
  * must survive write -> read unchanged (same key, sizes and argument bytes).
- * fuzz-sources: tuner/job.c tuner/job_write.c tuner/base64.c store/opkey.c */
+ * fuzz-sources: tuner/job.c tuner/job_write.c tuner/base64.c store/opkey.c preload/log.c */
 #include "tuner/job.h"
 
 #include <stdio.h>
