@@ -9,7 +9,10 @@
  * with pairwise value interactions (match_gp.h) that ranks every unseen
  * configuration within two parameter changes of the best ones by a lower
  * confidence bound: an isolated optimum, whose neighbours give no hint of it,
- * is found by enumerating the incumbent's surroundings in order of promise. */
+ * is found by enumerating the incumbent's surroundings in order of promise.
+ * Small spaces start with Bayesian optimisation instead (surrogate_bo.c): a
+ * space-filling design, then expected improvement under a GP over value
+ * indices, which a dozen evaluations suffice to steer. */
 #include "tuner/strategies/common.h"
 #include "tuner/strategies/match_gp.h"
 
@@ -31,6 +34,8 @@
 #define STALL_GP 30      /* evaluations without improvement before local picks use the GP */
 #define GP_KAPPA 1.0     /* lower confidence bound: mean - 1 standard deviation */
 #define GP_MAX_OBS 400   /* the GP fits at most the 400 best configurations (cost n^3) */
+#define SMALL_SPACE 1024 /* spaces up to this size start with Bayesian optimisation ... */
+#define BO_EVALS 20      /* ... for their first 20 evaluations (surrogate_bo.c) */
 
 typedef struct {
     int d;       /* features: one per parameter value */
@@ -271,6 +276,8 @@ void aoe_strategy_surrogate(aoe_search *s)
         aoe_strategy_ils(s);
         return;
     }
+    if (sp->n_configs <= SMALL_SPACE)
+        aoe_surrogate_bo(s, s->max_evals < BO_EVALS ? s->max_evals : BO_EVALS);
     size_t cap = aoe_search_max_neighbours(s);
     /* Rows within two changes: at most (sum of value counts)^2 / 2 + sum. */
     size_t cap2 = cap * cap / 2 + cap < sp->n_configs ? cap * cap / 2 + cap : sp->n_configs;

@@ -1,0 +1,114 @@
+/* Value-index Gaussian process: see index_gp.h. */
+#include "tuner/strategies/index_gp.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int aoe_index_gp_init(aoe_index_gp *g, const aoe_search_space *sp, size_t cap, double noise)
+{
+    memset(g, 0, sizeof *g);
+    size_t c = cap ? cap : 1;
+    g->np = sp->n_params;
+    g->cap = c;
+    g->noise = noise;
+    g->ls = 1;
+    g->scale = malloc((size_t)(sp->n_params ? sp->n_params : 1) * sizeof(double));
+    g->rows = malloc(c * sizeof(long));
+    g->l = malloc(c * c * sizeof(double));
+    g->alpha = malloc(c * sizeof(double));
+    g->tmp = malloc(c * sizeof(double));
+    if (!g->scale || !g->rows || !g->l || !g->alpha || !g->tmp) return -1;
+    for (int p = 0; p < sp->n_params; p++)
+        g->scale[p] = sp->n_values[p] > 1 ? 1.0 / (sp->n_values[p] - 1) : 0;
+    return 0;
+}
+
+void aoe_index_gp_free(aoe_index_gp *g)
+{
+    free(g->scale);
+    free(g->rows);
+    free(g->l);
+    free(g->alpha);
+    free(g->tmp);
+    memset(g, 0, sizeof *g);
+}
+
+static double kern(const aoe_index_gp *g, const aoe_search *s, long a, long b, double ls)
+{
+    const uint16_t *x = aoe_search_row(s, a), *y = aoe_search_row(s, b);
+    double d2 = 0;
+    for (int p = 0; p < g->np; p++) {
+        double d = ((double)x[p] - (double)y[p]) * g->scale[p];
+        d2 += d * d;
+    }
+    return exp(-0.5 * d2 / (ls * ls));
+}
+
+/* Cholesky of K + noise I for length scale ls into g->l, alpha into g->alpha;
+ * returns the log marginal likelihood (constant dropped). */
+static double fit_one(aoe_index_gp *g, const aoe_search *s, const double *ys, double ls)
+{
+    size_t n = g->n, c = g->cap;
+    double *l = g->l;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j <= i; j++)
+            l[i * c + j] = kern(g, s, g->rows[i], g->rows[j], ls) + (i == j ? g->noise : 0);
+    double logdet = 0;
+    for (size_t j = 0; j < n; j++) { /* Cholesky, lower triangle in place */
+        double t = l[j * c + j];
+        for (size_t k = 0; k < j; k++) t -= l[j * c + k] * l[j * c + k];
+        double r = sqrt(t > 1e-12 ? t : 1e-12);
+        l[j * c + j] = r;
+        logdet += log(r);
+        for (size_t i = j + 1; i < n; i++) {
+            double u = l[i * c + j];
+            for (size_t k = 0; k < j; k++) u -= l[i * c + k] * l[j * c + k];
+            l[i * c + j] = u / r;
+        }
+    }
+    double fit = 0;
+    for (size_t i = 0; i < n; i++) {
+        double t = ys[i];
+        for (size_t k = 0; k < i; k++) t -= l[i * c + k] * g->tmp[k];
+        g->tmp[i] = t / l[i * c + i];
+        fit += g->tmp[i] * g->tmp[i];
+    }
+    for (size_t i = n; i-- > 0;) {
+        double t = g->tmp[i];
+        for (size_t k = i + 1; k < n; k++) t -= l[k * c + i] * g->alpha[k];
+        g->alpha[i] = t / l[i * c + i];
+    }
+    return -0.5 * fit - logdet;
+}
+
+void aoe_index_gp_fit(aoe_index_gp *g, const aoe_search *s, const long *rows, const double *ys,
+                      size_t n, const double *ls, int n_ls)
+{
+    g->n = n < g->cap ? n : g->cap;
+    memcpy(g->rows, rows, g->n * sizeof(long));
+    int best = 0;
+    double best_lml = -INFINITY;
+    for (int i = 0; i < n_ls && n_ls > 1; i++) {
+        double lml = fit_one(g, s, ys, ls[i]);
+        if (lml > best_lml) best_lml = lml, best = i;
+    }
+    g->ls = ls[best];
+    fit_one(g, s, ys, g->ls); /* the factor of the chosen scale is the one kept */
+}
+
+void aoe_index_gp_predict(aoe_index_gp *g, const aoe_search *s, long row, double *mu, double *sd)
+{
+    size_t c = g->cap;
+    double m = 0, explained = 0;
+    for (size_t i = 0; i < g->n; i++) { /* mean k'alpha, variance k(x,x) - |L^-1 k|^2 */
+        double k = kern(g, s, row, g->rows[i], g->ls);
+        m += k * g->alpha[i];
+        for (size_t j = 0; j < i; j++) k -= g->l[i * c + j] * g->tmp[j];
+        g->tmp[i] = k / g->l[i * c + i];
+        explained += g->tmp[i] * g->tmp[i];
+    }
+    double var = 1 - explained;
+    *mu = m;
+    *sd = sqrt(var > 1e-12 ? var : 1e-12);
+}
