@@ -5,7 +5,6 @@
 set -euo pipefail
 AOE="$AOE_BUILD_DIR/bin/aoe"
 DATA="$AOE_SOURCE_DIR/../shared/datasets"
-[[ -d "$DATA" ]] || DATA=/work/shared/datasets
 FILE="$DATA/gemm_RTX_3090.json.gz"
 if [[ ! -r "$FILE" ]]; then
   echo "SKIP: no recorded search spaces beside the repository ($DATA)"
