@@ -116,3 +116,11 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   [ $rc -eq 1 ] && grep -q "read-only" "$T/err" || { cat "$T/err" >&2; echo "FAIL: import into an unwritable bank" >&2; exit 1; }
 fi
 echo "ok: bad paths, garbage/truncated data.mdb, bad JSON and usage errors give one clear message"
+
+# The same inputs once more against the AddressSanitizer + UBSan build when
+# scripts/test has built it: no sanitizer report, same single message.
+asan=${AOE_SOURCE_DIR:-}/build-asan
+if [ -z "${AOE_BAD_INPUT_ASAN_PASS:-}" ] && [ -x "$asan/bin/aoe" ] && [ "$asan" != "$B" ]; then
+  AOE_BAD_INPUT_ASAN_PASS=1 AOE_BUILD_DIR=$asan ASAN_OPTIONS=detect_leaks=1 \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 bash "$0"
+fi
