@@ -79,6 +79,7 @@ static int parse_args(int argc, char **argv, sim_args *a)
             fprintf(stderr, "aoe tune --simulate: unknown argument '%s'\n", o);
             return -1;
         }
+        if (v && (!strcmp(v, "--help") || !strcmp(v, "-h"))) return 1; /* `--simulate --help` */
         if (!v) {
             fprintf(stderr, "aoe tune --simulate: %s needs a value\n", o);
             return -1;

@@ -21,7 +21,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: aoe tune [OPTIONS] JOB...\n"
             "       aoe tune [OPTIONS] --spool DIR [--idle-exit SECONDS]\n"
-            "       aoe tune --simulate FILE.json.gz [--strategy S|all] --max-evals N --runs R\n"
+            "       aoe tune --simulate FILE.json.gz [--strategy S|all] [--max-evals N]\n"
+            "                [--runs R] [--seed K] [--json]   (see aoe tune --simulate --help)\n"
             "\n"
             "Tunes each job file (or every job in the spool DIR) and writes the best\n"
             "verified policy to the knowledge bank when it beats the default by more\n"
