@@ -303,6 +303,11 @@ aoe_space *aoe_space_build(const aoe_job *job, const aoe_device_limits *lim,
         if (check_rule_dims(sp, err, errlen) || add_declared(sp, job, err, errlen)) goto bad;
         if (sp->decl.rel_l2 >= 0) sp->tol.rel_l2 = sp->decl.rel_l2;
         if (sp->decl.max_abs >= 0) sp->tol.max_abs = sp->decl.max_abs;
+    } else {
+        /* Work-group size alone is the implementation's choice by the spec,
+         * but the program must not see a single bit change: a size that
+         * reorders a float reduction is rejected, not tolerated. */
+        sp->tol.exact = true;
     }
     if (!job->has_local && !(sp->has_decl && sp->decl.n_local_rules) &&
         add_workgroup(sp, err, errlen))

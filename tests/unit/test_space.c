@@ -74,6 +74,8 @@ Test(space, workgroup_divisors_within_limits)
     cr_expect_eq(aoe_space_default_config(sp), -1, "NULL local size is no row");
     cr_expect_not_null(strstr(aoe_space_describe(sp), "WG0 in {1,2,3,4,6,8}: 6 configurations"),
                        "%s", aoe_space_describe(sp));
+    cr_expect(aoe_space_tolerance(sp).exact,
+              "work-group size alone must leave the program's results bit-identical");
     aoe_space_free(sp);
 }
 
