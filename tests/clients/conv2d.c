@@ -22,25 +22,9 @@ int main(int argc, char **argv)
 {
     tc_opts o = {0, 1, NULL, "", NULL};
     long w = 256, h = 256, r = 2;
-    for (int i = 1; i < argc; i++) {
-        int rc = tc_common_option(argc, argv, &i, &o);
-        if (rc < 0) return 2;
-        if (rc) continue;
-        if (!strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        }
-        long *dst = !strcmp(argv[i], "--width")    ? &w
-                    : !strcmp(argv[i], "--height") ? &h
-                    : !strcmp(argv[i], "--radius") ? &r
-                                                   : NULL;
-        if (!dst || i + 1 >= argc) {
-            usage(stderr);
-            return 2;
-        }
-        *dst = tc_parse_positive(argv[0], argv[i], argv[i + 1]);
-        i++;
-    }
+    const tc_size_opt sizes[] = {{"--width", &w}, {"--height", &h}, {"--radius", &r}, {NULL, NULL}};
+    int parsed = tc_parse_args(argc, argv, &o, sizes, usage);
+    if (parsed) return parsed == 1 ? 0 : 2;
     if (w % 8 || w > 16384 || h > 16384 || r > 16) {
         fprintf(stderr, "conv2d: width must be a multiple of 8 (<= 16384), height <= 16384, "
                         "radius <= 16\n");

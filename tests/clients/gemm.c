@@ -23,25 +23,10 @@ int main(int argc, char **argv)
 {
     tc_opts o = {0, 1, NULL, "", NULL};
     long m = 256, n = 256, k = 256, ts = 0, wpt = 0, width = 0;
-    for (int i = 1; i < argc; i++) {
-        int r = tc_common_option(argc, argv, &i, &o);
-        if (r < 0) return 2;
-        if (r) continue;
-        if (!strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        }
-        const char *names[] = {"--m", "--n", "--k", "--ts", "--wpt", "--width"};
-        long *vars[] = {&m, &n, &k, &ts, &wpt, &width}, *dst = NULL;
-        for (int v = 0; v < 6; v++)
-            if (!strcmp(argv[i], names[v])) dst = vars[v];
-        if (!dst || i + 1 >= argc) {
-            usage(stderr);
-            return 2;
-        }
-        *dst = tc_parse_positive(argv[0], argv[i], argv[i + 1]);
-        i++;
-    }
+    const tc_size_opt sizes[] = {{"--m", &m},     {"--n", &n},         {"--k", &k}, {"--ts", &ts},
+                                 {"--wpt", &wpt}, {"--width", &width}, {NULL, NULL}};
+    int parsed = tc_parse_args(argc, argv, &o, sizes, usage);
+    if (parsed) return parsed == 1 ? 0 : 2;
     if (m % 64 || n % 64 || k % 64 || m > 8192 || n > 8192 || k > 8192) {
         fprintf(stderr, "gemm: --m, --n, --k must be multiples of 64 up to 8192\n");
         return 2;

@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: planted [--n N (multiple of 64)] [options]\n%s", tc_common_usage);
+}
+
 int main(int argc, char **argv)
 {
     tc_opts o;
@@ -14,18 +19,9 @@ int main(int argc, char **argv)
     o.repeat = 1;
     o.options = "";
     long n = 4096;
-    for (int i = 1; i < argc; i++) {
-        int rc = tc_common_option(argc, argv, &i, &o);
-        if (rc < 0) return 2;
-        if (rc) continue;
-        if (!strcmp(argv[i], "--n") && i + 1 < argc) {
-            n = tc_parse_positive(argv[0], argv[i], argv[i + 1]);
-            i++;
-            continue;
-        }
-        fprintf(stderr, "usage: planted [--n N (multiple of 64)] [options]\n%s", tc_common_usage);
-        return !strcmp(argv[i], "--help") ? 0 : 2;
-    }
+    const tc_size_opt sizes[] = {{"--n", &n}, {NULL, NULL}};
+    int parsed = tc_parse_args(argc, argv, &o, sizes, usage);
+    if (parsed) return parsed == 1 ? 0 : 2;
     if (n % 64 || n > (1L << 24)) {
         fprintf(stderr, "planted: --n must be a multiple of 64, at most 2^24\n");
         return 2;

@@ -22,22 +22,9 @@ int main(int argc, char **argv)
 {
     tc_opts o = {0, 1, NULL, "", NULL};
     long n = 1 << 18, parts = 2048;
-    for (int i = 1; i < argc; i++) {
-        int rc = tc_common_option(argc, argv, &i, &o);
-        if (rc < 0) return 2;
-        if (rc) continue;
-        if (!strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        }
-        long *dst = !strcmp(argv[i], "--n") ? &n : !strcmp(argv[i], "--partials") ? &parts : NULL;
-        if (!dst || i + 1 >= argc) {
-            usage(stderr);
-            return 2;
-        }
-        *dst = tc_parse_positive(argv[0], argv[i], argv[i + 1]);
-        i++;
-    }
+    const tc_size_opt sizes[] = {{"--n", &n}, {"--partials", &parts}, {NULL, NULL}};
+    int parsed = tc_parse_args(argc, argv, &o, sizes, usage);
+    if (parsed) return parsed == 1 ? 0 : 2;
     if (n > (1L << 28) || parts > n) {
         fprintf(stderr, "reduce: --n at most 2^28 and --partials at most --n\n");
         return 2;

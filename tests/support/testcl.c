@@ -40,6 +40,29 @@ long tc_parse_positive(const char *prog, const char *opt, const char *value)
     return v;
 }
 
+int tc_parse_args(int argc, char **argv, tc_opts *o, const tc_size_opt *sizes,
+                  void (*usage)(FILE *))
+{
+    for (int i = 1; i < argc; i++) {
+        int rc = tc_common_option(argc, argv, &i, o);
+        if (rc < 0) return 2;
+        if (rc) continue;
+        if (!strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 1;
+        }
+        const tc_size_opt *s = sizes;
+        while (s->name && strcmp(argv[i], s->name)) s++;
+        if (!s->name || i + 1 >= argc) {
+            usage(stderr);
+            return 2;
+        }
+        *s->value = tc_parse_positive(argv[0], argv[i], argv[i + 1]);
+        i++;
+    }
+    return 0;
+}
+
 int tc_common_option(int argc, char **argv, int *i, tc_opts *o)
 {
     const char *a = argv[*i];

@@ -11,6 +11,7 @@
 
 #include <CL/cl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define TC_MAX_ARGS 16
@@ -45,6 +46,18 @@ typedef struct {
 int tc_common_option(int argc, char **argv, int *i, tc_opts *o);
 /* Usage text of the common options. */
 extern const char tc_common_usage[];
+
+/* A client's own size option: "--name" and the positive integer it sets. */
+typedef struct {
+    const char *name;
+    long *value;
+} tc_size_opt;
+
+/* Parses the whole command line: common options, then the client's size
+ * options (NULL-terminated). Returns 0 to run, 1 after printing --help, 2 on
+ * a usage error (usage printed on stderr). */
+int tc_parse_args(int argc, char **argv, tc_opts *o, const tc_size_opt *sizes,
+                  void (*usage)(FILE *));
 
 /* First platform, first device, a profiling queue and the device fingerprint
  * (CL_PLATFORM_VENDOR, CL_DEVICE_NAME, CL_DRIVER_VERSION,
