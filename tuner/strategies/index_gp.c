@@ -1,5 +1,6 @@
 /* Value-index Gaussian process: see index_gp.h. */
 #include "tuner/strategies/index_gp.h"
+#include "tuner/strategies/gp_solve.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -54,32 +55,7 @@ static double fit_one(aoe_index_gp *g, const aoe_search *s, const double *ys, do
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j <= i; j++)
             l[i * c + j] = kern(g, s, g->rows[i], g->rows[j], ls) + (i == j ? g->noise : 0);
-    double logdet = 0;
-    for (size_t j = 0; j < n; j++) { /* Cholesky, lower triangle in place */
-        double t = l[j * c + j];
-        for (size_t k = 0; k < j; k++) t -= l[j * c + k] * l[j * c + k];
-        double r = sqrt(t > 1e-12 ? t : 1e-12);
-        l[j * c + j] = r;
-        logdet += log(r);
-        for (size_t i = j + 1; i < n; i++) {
-            double u = l[i * c + j];
-            for (size_t k = 0; k < j; k++) u -= l[i * c + k] * l[j * c + k];
-            l[i * c + j] = u / r;
-        }
-    }
-    double fit = 0;
-    for (size_t i = 0; i < n; i++) {
-        double t = ys[i];
-        for (size_t k = 0; k < i; k++) t -= l[i * c + k] * g->tmp[k];
-        g->tmp[i] = t / l[i * c + i];
-        fit += g->tmp[i] * g->tmp[i];
-    }
-    for (size_t i = n; i-- > 0;) {
-        double t = g->tmp[i];
-        for (size_t k = i + 1; k < n; k++) t -= l[k * c + i] * g->alpha[k];
-        g->alpha[i] = t / l[i * c + i];
-    }
-    return -0.5 * fit - logdet;
+    return aoe_gp_factor_solve(l, c, n, ys, g->tmp, g->alpha);
 }
 
 void aoe_index_gp_fit(aoe_index_gp *g, const aoe_search *s, const long *rows, const double *ys,
@@ -99,15 +75,9 @@ void aoe_index_gp_fit(aoe_index_gp *g, const aoe_search *s, const long *rows, co
 
 void aoe_index_gp_predict(aoe_index_gp *g, const aoe_search *s, long row, double *mu, double *sd)
 {
-    size_t c = g->cap;
-    double m = 0, explained = 0;
-    for (size_t i = 0; i < g->n; i++) { /* mean k'alpha, variance k(x,x) - |L^-1 k|^2 */
-        double k = kern(g, s, row, g->rows[i], g->ls);
-        m += k * g->alpha[i];
-        for (size_t j = 0; j < i; j++) k -= g->l[i * c + j] * g->tmp[j];
-        g->tmp[i] = k / g->l[i * c + i];
-        explained += g->tmp[i] * g->tmp[i];
-    }
+    for (size_t i = 0; i < g->n; i++) g->tmp[i] = kern(g, s, row, g->rows[i], g->ls);
+    double explained;
+    double m = aoe_gp_mean_explained(g->l, g->cap, g->n, g->alpha, g->tmp, &explained);
     double var = 1 - explained;
     *mu = m;
     *sd = sqrt(var > 1e-12 ? var : 1e-12);

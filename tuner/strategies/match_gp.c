@@ -1,5 +1,6 @@
 /* Match-count Gaussian process: see match_gp.h. */
 #include "tuner/strategies/match_gp.h"
+#include "tuner/strategies/gp_solve.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -61,40 +62,14 @@ void aoe_match_gp_fit(aoe_match_gp *g, const aoe_search *s, const long *rows, co
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j <= i; j++)
             l[i * c + j] = kern(g, s, rows[i], rows[j]) + (i == j ? NOISE : 0);
-    for (size_t j = 0; j < n; j++) { /* Cholesky, lower triangle in place */
-        double t = l[j * c + j];
-        for (size_t k = 0; k < j; k++) t -= l[j * c + k] * l[j * c + k];
-        double r = sqrt(t > 1e-12 ? t : 1e-12);
-        l[j * c + j] = r;
-        for (size_t i = j + 1; i < n; i++) {
-            double u = l[i * c + j];
-            for (size_t k = 0; k < j; k++) u -= l[i * c + k] * l[j * c + k];
-            l[i * c + j] = u / r;
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        double t = ys[i];
-        for (size_t k = 0; k < i; k++) t -= l[i * c + k] * g->tmp[k];
-        g->tmp[i] = t / l[i * c + i];
-    }
-    for (size_t i = n; i-- > 0;) {
-        double t = g->tmp[i];
-        for (size_t k = i + 1; k < n; k++) t -= l[k * c + i] * g->alpha[k];
-        g->alpha[i] = t / l[i * c + i];
-    }
+    aoe_gp_factor_solve(l, c, n, ys, g->tmp, g->alpha);
 }
 
 double aoe_match_gp_lcb(aoe_match_gp *g, const aoe_search *s, long row, double kappa)
 {
-    size_t c = g->cap;
-    double mu = 0, explained = 0;
-    for (size_t i = 0; i < g->n; i++) { /* mean k'alpha, variance k(x,x) - |L^-1 k|^2 */
-        double k = kern(g, s, row, g->rows[i]);
-        mu += k * g->alpha[i];
-        for (size_t j = 0; j < i; j++) k -= g->l[i * c + j] * g->tmp[j];
-        g->tmp[i] = k / g->l[i * c + i];
-        explained += g->tmp[i] * g->tmp[i];
-    }
+    for (size_t i = 0; i < g->n; i++) g->tmp[i] = kern(g, s, row, g->rows[i]);
+    double explained;
+    double mu = aoe_gp_mean_explained(g->l, g->cap, g->n, g->alpha, g->tmp, &explained);
     double var = g->kernel[g->n_eff] - explained;
     return mu - kappa * sqrt(var > 0 ? var : 0);
 }
