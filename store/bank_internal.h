@@ -3,6 +3,7 @@
 #define AOE_BANK_INTERNAL_H
 
 #include "store/bank.h"
+#include "store/bank_admin.h"
 
 #include <limits.h>
 #include <lmdb.h>
@@ -80,6 +81,12 @@ int bank_walk_raw(aoe_bank *b, const char *fp, bank_raw_fn fn, void *ctx);
 
 /* LMDB error as text for messages. */
 const char *bank_strerror(int rc);
+
+/* Counts one put of a batch (import, merge) ... */
+void bank_count_put(aoe_bank_counts *c, aoe_put_result r);
+/* ... and ends the batch: BANK_NOCHANGE when nothing was written, else the
+ * generation is bumped in the same transaction. */
+int bank_finish_puts(aoe_bank *b, MDB_txn *txn, const aoe_bank_counts *c);
 
 /* Reads an 8-byte counter of the meta database (MDB_CORRUPTED if mis-sized). */
 int bank_meta_u64(MDB_txn *txn, MDB_dbi dbi, const char *name, uint64_t *v);

@@ -410,12 +410,9 @@ static int import_write(aoe_bank *b, MDB_txn *txn, void *vctx)
         int rc = bank_put_in_txn(b, txn, c->dbis[f], &pe->key, pe->enc, pe->enclen, pe->tuned_us,
                                  c->margin, &r);
         if (rc) return rc;
-        if (r == AOE_PUT_ADDED) c->counts.added++;
-        if (r == AOE_PUT_UPDATED) c->counts.updated++;
-        if (r == AOE_PUT_RESERVED) c->counts.reserved++;
+        bank_count_put(&c->counts, r);
     }
-    if (!c->counts.added && !c->counts.updated) return BANK_NOCHANGE;
-    return bank_bump_generation(b, txn);
+    return bank_finish_puts(b, txn, &c->counts);
 }
 
 int aoe_bank_import_json(aoe_bank *b, const char *text, size_t len, double margin,

@@ -65,12 +65,9 @@ static int merge_write(aoe_bank *b, MDB_txn *txn, void *vctx)
         int rc = bank_put_in_txn(b, txn, c->dbis[it->fp], &it->key, it->data, it->len, it->tuned_us,
                                  0.0, &r);
         if (rc) return rc;
-        if (r == AOE_PUT_ADDED) c->counts.added++;
-        if (r == AOE_PUT_UPDATED) c->counts.updated++;
-        if (r == AOE_PUT_RESERVED) c->counts.reserved++;
+        bank_count_put(&c->counts, r);
     }
-    if (!c->counts.added && !c->counts.updated) return BANK_NOCHANGE;
-    return bank_bump_generation(b, txn);
+    return bank_finish_puts(b, txn, &c->counts);
 }
 
 static int same_bank(aoe_bank *a, aoe_bank *b)

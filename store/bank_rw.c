@@ -175,3 +175,16 @@ int aoe_bank_delete(aoe_bank *b, const char *fp, const aoe_key *key)
     }
     return c.found;
 }
+
+void bank_count_put(aoe_bank_counts *c, aoe_put_result r)
+{
+    if (r == AOE_PUT_ADDED) c->added++;
+    if (r == AOE_PUT_UPDATED) c->updated++;
+    if (r == AOE_PUT_RESERVED) c->reserved++;
+}
+
+int bank_finish_puts(aoe_bank *b, MDB_txn *txn, const aoe_bank_counts *c)
+{
+    if (!c->added && !c->updated) return BANK_NOCHANGE;
+    return bank_bump_generation(b, txn);
+}
