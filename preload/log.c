@@ -11,10 +11,6 @@ void aoe_log_set_level(int level)
 {
     g_level = level;
 }
-int aoe_log_level(void)
-{
-    return g_level;
-}
 
 void aoe_log(int level, const char *fmt, ...)
 {

@@ -7,7 +7,6 @@
 #include <stddef.h>
 
 void aoe_log_set_level(int level);
-int aoe_log_level(void);
 void aoe_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Formats a message into err (when given) and returns -1: the common tail of

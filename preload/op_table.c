@@ -68,11 +68,6 @@ void aoe_op_foreach(aoe_op_visit fn, void *ctx)
     }
 }
 
-size_t aoe_op_count(void)
-{
-    return atomic_load(&g_count);
-}
-
 aoe_policy_entry *aoe_policy_from_record(const aoe_record *rec)
 {
     const aoe_policy *p = &rec->policy;

@@ -51,7 +51,6 @@ aoe_op *aoe_op_get_or_create(const aoe_key *key, const char *kernel_name, const 
 /* Iterates over every operator (stable pointers). */
 typedef void (*aoe_op_visit)(aoe_op *op, void *ctx);
 void aoe_op_foreach(aoe_op_visit fn, void *ctx);
-size_t aoe_op_count(void);
 
 /* Builds a policy entry from a bank record for a launch of work_dim dims
  * (NULL when it does not apply, e.g. another dimensionality). */

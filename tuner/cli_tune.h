@@ -33,7 +33,6 @@ typedef struct {
     aoe_tune_result r;
 } aoe_tune_row;
 
-void aoe_tune_print_table(FILE *out, const aoe_tune_row *rows, size_t n, int dry_run);
 /* The table's header and one row (the table is printed row by row as jobs
  * finish, so a log shows progress). */
 void aoe_tune_print_header(FILE *out);

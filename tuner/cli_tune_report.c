@@ -29,12 +29,6 @@ void aoe_tune_print_header(FILE *out)
             "speed-up", "evals", "bank", "failed variants");
 }
 
-void aoe_tune_print_table(FILE *out, const aoe_tune_row *rows, size_t n, int dry_run)
-{
-    aoe_tune_print_header(out);
-    for (size_t i = 0; i < n; i++) aoe_tune_print_row(out, &rows[i], dry_run);
-}
-
 void aoe_tune_print_row(FILE *out, const aoe_tune_row *row, int dry_run)
 {
     const aoe_tune_result *r = &row->r;
