@@ -6,6 +6,14 @@
 # run without it: once with PYOPENCL_NO_CACHE=1 (programs from source), and
 # warm, where pyopencl creates the programs from its binary cache. Their
 # NULL-local-size kernels get captured, tuned, and launched tuned.
+#
+# n-body is racy by itself: its integrators read every body's position and
+# write positions in place, with only a work-group barrier between, so when
+# PoCL's worker threads interleave its work-groups the positions after a step
+# differ (4 of 30 runs without any shim on a loaded 2-core machine). Its
+# initial state (centre of mass, energies: five kernels, the tuned Potential
+# among them) must therefore be identical; after the steps only the energies
+# are compared, within 1% (the race moves them by about 2e-4).
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 ex=/usr/share/doc/python-pyopencl-doc/examples
@@ -26,6 +34,19 @@ export AOE_MAX_EVALS=3
 export PYTHONPATH="$T/stub" XDG_CACHE_HOME="$T/cache" PYOPENCL_CTX=0
 median() { (cd "$T" && "$PY" "$ex/median-filter.py") 2>/dev/null | grep 'checksum='; }
 nbody() { "$PY" "$ex/n-body.py" -n 64 -i 2 2>/dev/null | grep -E 'Energy estimated|Center Of Mass'; }
+# Whether n-body output $1 matches the reference $2 (see the top comment).
+nbody_same() {
+  [ "$(wc -l <<<"$1")" = "$(wc -l <<<"$2")" ] && [ "$(head -2 <<<"$1")" = "$(head -2 <<<"$2")" ] ||
+    return 1
+  "$PY" - "$1" "$2" <<'PY'
+import re, sys
+def energies(out):
+    last = [l for l in out.splitlines() if l.startswith("Energy")][-1]
+    return [float(v) for v in re.findall(r"(?:Potential|Kinetic)=(\S+)", last)]
+got, ref = energies(sys.argv[1]), energies(sys.argv[2])
+sys.exit(not (len(got) == len(ref) == 2 and all(abs(g - r) <= 0.01 * abs(r) for g, r in zip(got, ref))))
+PY
+}
 ref_m=$(PYOPENCL_NO_CACHE=1 median)
 ref_n=$(PYOPENCL_NO_CACHE=1 nbody)
 [ -n "$ref_m" ] && [ -n "$ref_n" ] || fail "the examples do not run without the shim"
@@ -34,8 +55,9 @@ cmp_runs() { # label, then the environment for both programs
   shift
   [ "$(env "$@" LD_PRELOAD="$HOOK" bash -c "$(declare -f median); PY=$PY T=$T ex=$ex median")" = "$ref_m" ] ||
     fail "median-filter output differs ($label)"
-  [ "$(env "$@" LD_PRELOAD="$HOOK" bash -c "$(declare -f nbody); PY=$PY ex=$ex nbody")" = "$ref_n" ] ||
-    fail "n-body output differs ($label)"
+  local out
+  out=$(env "$@" LD_PRELOAD="$HOOK" bash -c "$(declare -f nbody); PY=$PY ex=$ex nbody")
+  nbody_same "$out" "$ref_n" || fail "n-body output differs ($label): $out (without the shim: $ref_n)"
 }
 cmp_runs "no cache, untuned" PYOPENCL_NO_CACHE=1
 wait_drained "$AOE_WORK_PATH/spool" 120
