@@ -33,6 +33,7 @@ void aoe_sim_free(aoe_sim_dataset *ds)
     for (int p = 0; ds->param_names && p < ds->n_params; p++) free(ds->param_names[p]);
     free(ds->param_names);
     free(ds->n_values);
+    free(ds->value_list_id);
     free(ds->configs);
     free(ds->times);
     free(ds->name);
@@ -60,6 +61,15 @@ static bool same_value(const cJSON *a, const cJSON *b)
     if (cJSON_IsString(a) && cJSON_IsString(b)) return !strcmp(a->valuestring, b->valuestring);
     if (cJSON_IsBool(a) && cJSON_IsBool(b)) return cJSON_IsTrue(a) == cJSON_IsTrue(b);
     return false;
+}
+
+/* Same values in the same index order. */
+static bool same_list(const param_values *a, const param_values *b)
+{
+    if (a->n != b->n) return false;
+    for (int i = 0; i < a->n; i++)
+        if (!same_value(a->sorted[i], b->sorted[i])) return false;
+    return true;
 }
 
 /* Index of `v` among the parameter's values, or -1. */
@@ -116,7 +126,8 @@ static int build(aoe_sim_dataset *ds, cJSON *root, param_values *pv, char *err, 
     ds->n_params = np;
     ds->param_names = calloc((size_t)np, sizeof(char *));
     ds->n_values = calloc((size_t)np, sizeof(int));
-    if (!ds->param_names || !ds->n_values) goto oom;
+    ds->value_list_id = calloc((size_t)np, sizeof(int));
+    if (!ds->param_names || !ds->n_values || !ds->value_list_id) goto oom;
     for (int p = 0; p < np; p++) {
         const cJSON *k = cJSON_GetArrayItem(keys, p);
         if (!cJSON_IsString(k)) {
@@ -142,6 +153,9 @@ static int build(aoe_sim_dataset *ds, cJSON *root, param_values *pv, char *err, 
         }
         if (numeric) qsort(pv[p].sorted, (size_t)n, sizeof(cJSON *), cmp_number);
         ds->n_values[p] = n;
+        ds->value_list_id[p] = p;
+        for (int q = 0; q < p && ds->value_list_id[p] == p; q++)
+            if (same_list(&pv[q], &pv[p])) ds->value_list_id[p] = q;
     }
 
     size_t ne = (size_t)cJSON_GetArraySize(cache);
@@ -197,6 +211,7 @@ static int build(aoe_sim_dataset *ds, cJSON *root, param_values *pv, char *err, 
     ds->space.n_values = ds->n_values;
     ds->space.n_configs = rows;
     ds->space.configs = ds->configs;
+    ds->space.value_list_id = ds->value_list_id;
     ds->kernel = dup_str(text_or_empty(root, "kernel_name"));
     ds->device = dup_str(text_or_empty(root, "device_name"));
     if (!ds->kernel || !ds->device) goto oom;

@@ -19,6 +19,7 @@ typedef struct {
     int n_params;
     char **param_names;     /* tune_params_keys order */
     int *n_values;          /* values per parameter */
+    int *value_list_id;     /* see aoe_search_space */
     aoe_search_space space; /* one row per cache entry, failed ones included */
     uint16_t *configs;      /* storage of space.configs */
     double *times;          /* per row: time in ms, or -1 for a failed configuration */

@@ -37,6 +37,7 @@ struct aoe_space {
     uint64_t global[3], local[3]; /* the program's sizes (local all 0: NULL) */
     aoe_device_limits lim;
     int n_values[AOE_MAX_PARAMS];
+    int value_list_id[AOE_MAX_PARAMS];
     uint16_t *configs;
     size_t n_configs, cap_configs;
     aoe_search_space ss;
@@ -238,6 +239,12 @@ static int enumerate(aoe_space *sp, char *err, size_t errlen)
     for (int i = 0; i < sp->n_params; i++) {
         product *= sp->p[i].n_values;
         sp->n_values[i] = sp->p[i].n_values;
+        sp->value_list_id[i] = i;
+        for (int q = 0; q < i && sp->value_list_id[i] == i; q++)
+            if (sp->p[q].n_values == sp->p[i].n_values &&
+                !memcmp(sp->p[q].values, sp->p[i].values,
+                        (size_t)sp->p[i].n_values * sizeof(int64_t)))
+                sp->value_list_id[i] = q;
         if (!sp->p[i].n_values)
             return aoe_errf(err, errlen, "%s: no legal value (global size and device limits)",
                             sp->p[i].name);
@@ -258,7 +265,8 @@ static int enumerate(aoe_space *sp, char *err, size_t errlen)
         while (i >= 0 && ++idx[i] == sp->p[i].n_values) idx[i--] = 0;
         if (i < 0) break;
     }
-    sp->ss = (aoe_search_space){sp->n_params, sp->n_values, sp->n_configs, sp->configs};
+    sp->ss = (aoe_search_space){sp->n_params, sp->n_values, sp->n_configs, sp->configs,
+                                sp->value_list_id};
     return 0;
 }
 

@@ -20,6 +20,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t r = 0; r < sp->n_configs; r++)
         for (int p = 0; p < sp->n_params; p++)
             if (sp->configs[r * (size_t)sp->n_params + (size_t)p] >= sp->n_values[p]) abort();
+    for (int p = 0; p < sp->n_params; p++) { /* a list id names an earlier, same-size list */
+        int id = sp->value_list_id[p];
+        if (id < 0 || id > p || sp->value_list_id[id] != id || sp->n_values[id] != sp->n_values[p])
+            abort();
+    }
     double trace[16];
     aoe_sim_run run = {.ds = ds, .trace = trace, .cap = 16};
     for (int i = 0; aoe_strategy_names[i]; i++) {

@@ -64,6 +64,24 @@ Test(sim, loads_a_dataset, .fini = cleanup)
     aoe_sim_free(ds);
 }
 
+/* X and Y hold the same numbers (listed in different orders): one value-list
+ * id. M and N hold the same strings in different orders: string values keep
+ * file order, so their indices mean different values and the ids differ. */
+Test(sim, same_value_lists_share_an_id, .fini = cleanup)
+{
+    write_gz("{\"tune_params_keys\": [\"X\", \"M\", \"Y\", \"N\"],"
+             " \"tune_params\": {\"X\": [4, 1, 2], \"M\": [\"a\", \"b\"], \"Y\": [1, 2, 4],"
+             " \"N\": [\"b\", \"a\"]},"
+             " \"cache\": {\"1,a,2,b\": {\"time\": 1.0}}}");
+    char err[256] = "";
+    aoe_sim_dataset *ds = aoe_sim_load(path, err, sizeof err);
+    cr_assert_not_null(ds, "%s", err);
+    cr_assert_eq(ds->space.value_list_id, ds->value_list_id);
+    const int want[] = {0, 1, 0, 3};
+    cr_assert_arr_eq(ds->value_list_id, want, sizeof want);
+    aoe_sim_free(ds);
+}
+
 Test(sim, fraction_of_optimum_arithmetic)
 {
     const double trace[] = {-1, 4, 2, 3};

@@ -382,3 +382,32 @@ Test(space, shipped_gemm_declaration_matches_the_test_kernel)
     aoe_space_free(sp);
     free(src);
 }
+
+/* Parameters with the same values (in any declared order) share a value-list
+ * id, so the surrogate may exchange them; the others keep their own. */
+Test(space, same_value_lists_share_an_id)
+{
+    uint64_t g[2] = {64, 64}, l[2] = {8, 8};
+    const char *space = "{\"parameters\":[{\"name\":\"TX\",\"values\":[1,2,4],\"default\":1},"
+                        "{\"name\":\"V\",\"values\":[1,2,4,8],\"default\":1},"
+                        "{\"name\":\"TY\",\"values\":[4,2,1],\"default\":1},"
+                        "{\"name\":\"F\",\"values\":[1,2],\"default\":1}]}";
+    aoe_job j = make_job("kernel", "", 2, g, l, space);
+    aoe_space *sp = build(&j, NULL, &no_files);
+    const aoe_search_space *ss = aoe_space_configs(sp);
+    cr_assert_eq(ss->n_params, 4);
+    cr_assert_not_null(ss->value_list_id);
+    cr_expect_eq(ss->value_list_id[0], 0);
+    cr_expect_eq(ss->value_list_id[1], 1);
+    cr_expect_eq(ss->value_list_id[2], 0, "TY has TX's values");
+    cr_expect_eq(ss->value_list_id[3], 3, "F is a prefix of V's values, not the same list");
+    aoe_space_free(sp);
+    /* work-group sizes of a square global size have the same divisors */
+    j = make_job("kernel", "", 2, g, NULL, NULL);
+    aoe_device_limits lim = {1024, {1024, 1024, 64}, {0, 0, 0}, 1};
+    sp = build(&j, &lim, &no_files);
+    ss = aoe_space_configs(sp);
+    cr_assert_eq(ss->n_params, 2);
+    cr_expect_eq(ss->value_list_id[1], 0);
+    aoe_space_free(sp);
+}

@@ -29,7 +29,7 @@ static void make_space(space *s)
                 s->rows[n * NP + 2] = (uint16_t)c;
                 n++;
             }
-    s->sp = (aoe_search_space){NP, n_values, n, s->rows};
+    s->sp = (aoe_search_space){NP, n_values, n, s->rows, NULL};
 }
 
 typedef struct {
@@ -223,7 +223,7 @@ Test(strategy, time_limit_stops_the_search)
 
 Test(strategy, empty_space_evaluates_nothing)
 {
-    aoe_search_space sp = {NP, n_values, 0, NULL};
+    aoe_search_space sp = {NP, n_values, 0, NULL, NULL};
     probe p = {0};
     aoe_budget b = {.max_evals = 10, .seed = 1, .start_config = 3};
     aoe_search_result r;
@@ -358,4 +358,69 @@ Test(strategy, surrogate_small_space_starts_with_a_spread_design)
         cr_assert_geq(closest, 1.0, "seed %lu: two of the first %d rows %.2f apart",
                       (unsigned long)seed, NP + 1, closest);
     }
+}
+
+/* Two parameters with one value list (a 2-D kernel's tile_size_x and
+ * tile_size_y), a bowl whose minimum is at (a, b) = (4, 1), and an isolated
+ * optimum at the exchange (1, 4): every one-change neighbour of it is an
+ * ordinary bowl value, and each value's average effect points away from it.
+ * Once the incumbent (4, 1, 2, 1) has stalled, the surrogate tries the
+ * exchange; told nothing about the value lists, it rarely finds the optimum. */
+#define SW_NP 4
+static const int sw_n_values[SW_NP] = {6, 6, 5, 4};
+static const int sw_list_id[SW_NP] = {0, 0, 2, 3};
+
+typedef struct {
+    aoe_search_space sp;
+    uint16_t rows[6 * 6 * 5 * 4 * SW_NP];
+    size_t calls;
+    unsigned char seen[6 * 6 * 5 * 4];
+    bool twice;
+} swap_space;
+
+static double swap_eval(void *ctx, size_t config)
+{
+    swap_space *s = ctx;
+    if (s->seen[config]) s->twice = true;
+    s->seen[config] = 1;
+    s->calls++;
+    const uint16_t *r = s->rows + config * SW_NP;
+    if (r[0] == 1 && r[1] == 4 && r[2] == 2 && r[3] == 1) return 0.5;
+    double a = r[0] - 4.0, b = r[1] - 1.0, c = r[2] - 2.0, d = r[3] - 1.0;
+    return 2.0 + 0.05 * (a * a + b * b + c * c + d * d);
+}
+
+static int swap_found(swap_space *s, bool lists_known)
+{
+    size_t n = 0;
+    for (int a = 0; a < 6; a++)
+        for (int b = 0; b < 6; b++)
+            for (int c = 0; c < 5; c++)
+                for (int d = 0; d < 4; d++, n++) {
+                    uint16_t *row = s->rows + n * SW_NP;
+                    row[0] = (uint16_t)a, row[1] = (uint16_t)b;
+                    row[2] = (uint16_t)c, row[3] = (uint16_t)d;
+                }
+    s->sp = (aoe_search_space){SW_NP, sw_n_values, n, s->rows, lists_known ? sw_list_id : NULL};
+    int found = 0;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        s->calls = 0;
+        s->twice = false;
+        memset(s->seen, 0, sizeof s->seen);
+        aoe_budget b = {.max_evals = 80, .seed = seed, .start_config = -1};
+        aoe_search_result r;
+        cr_assert_eq(aoe_strategy_run("surrogate", &s->sp, swap_eval, s, &b, &r), 0);
+        cr_assert_not(s->twice, "seed %lu evaluated a row twice", (unsigned long)seed);
+        cr_assert_eq(s->calls, 80);
+        found += r.best_time == 0.5;
+    }
+    return found;
+}
+
+Test(strategy, surrogate_tries_exchanging_same_list_parameters)
+{
+    static swap_space s;
+    int with = swap_found(&s, true), without = swap_found(&s, false);
+    cr_assert_geq(with, 16, "exchange optimum found in %d of 20 runs", with);
+    cr_assert_leq(without, 8, "found in %d of 20 runs without the value lists", without);
 }

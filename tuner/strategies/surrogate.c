@@ -10,6 +10,10 @@
  * configuration within two parameter changes of the best ones by a lower
  * confidence bound: an isolated optimum, whose neighbours give no hint of it,
  * is found by enumerating the incumbent's surroundings in order of promise.
+ * A stalled incumbent is also tried with the values of two parameters that
+ * share a value list exchanged (tile_size_x = 4, tile_size_y = 2 becomes 2
+ * and 4): x/y parameters of a 2-D kernel are often learnt the wrong way
+ * round, since each one's average effect points to the other's best value.
  * Small spaces start with Bayesian optimisation instead (surrogate_bo.c): a
  * space-filling design, then expected improvement under a GP over value
  * indices, which a dozen evaluations suffice to steer. */
@@ -34,6 +38,7 @@
 #define STALL_GP 30      /* evaluations without improvement before local picks use the GP */
 #define GP_KAPPA 1.0     /* lower confidence bound: mean - 1 standard deviation */
 #define GP_MAX_OBS 400   /* the GP fits at most the 400 best configurations (cost n^3) */
+#define SWAP_STALL 20    /* evaluations without improvement before exchanges are tried */
 #define SMALL_SPACE 1024 /* spaces up to this size start with Bayesian optimisation ... */
 #define BO_EVALS 20      /* ... for their first 20 evaluations (surrogate_bo.c) */
 
@@ -244,6 +249,28 @@ static long gp_pick(aoe_search *s, aoe_match_gp *g, const long *ranked, size_t n
     return best;
 }
 
+/* Unseen row equal to `row` with two same-list parameters' values exchanged,
+ * or -1. */
+static long swap_pick(aoe_search *s, long row)
+{
+    const aoe_search_space *sp = s->space;
+    int np = sp->n_params;
+    if (!sp->value_list_id) return -1;
+    uint16_t vec[np];
+    for (int p = 0; p < np; p++)
+        for (int q = p + 1; q < np; q++) {
+            if (sp->value_list_id[p] != sp->value_list_id[q]) continue;
+            memcpy(vec, aoe_search_row(s, row), (size_t)np * sizeof(uint16_t));
+            if (vec[p] == vec[q]) continue;
+            uint16_t t = vec[p];
+            vec[p] = vec[q];
+            vec[q] = t;
+            long r = aoe_search_find(s, vec);
+            if (r >= 0 && !aoe_search_seen(s, r)) return r;
+        }
+    return -1;
+}
+
 /* Random configurations before the model is fitted: 1/INIT_SHARE of the
  * budget within [N_INIT_MIN, N_INIT] (a small budget must leave most of its
  * evaluations to the model), and no more than the model has free weights (one
@@ -317,9 +344,10 @@ void aoe_strategy_surrogate(aoe_search *s)
             double sd = sqrt(var > 1e-12 ? var : 1e-12);
             bool local = step % GLOBAL_PERIOD != 0;
             model_sample(&m, &s->rng, EXPLORE * sd);
-            if (local && s->evals - improved_at < STALL_GP) {
+            if (local && s->evals - improved_at >= SWAP_STALL) next = swap_pick(s, ranked[0]);
+            if (local && next < 0 && s->evals - improved_at < STALL_GP) {
                 next = local_pick(s, &m, m.w, ranked, n_ranked, LOCAL_TOP, nb, cap);
-            } else if (local) {
+            } else if (local && next < 0) {
                 /* Same capped targets, standardised, best first (GP_MAX_OBS). */
                 double mean = m.sum_y / (double)m.n;
                 size_t n_gp = n_ranked < gp_cap ? n_ranked : gp_cap;
