@@ -42,7 +42,10 @@ static int foreign_entry(const char *path, char *name, size_t namelen)
     struct dirent *e;
     int found = 0;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.' || !strcmp(e->d_name, "lock.mdb") || !strcmp(e->d_name, "spool"))
+        /* data.mdb too: another process may have created the bank since the
+         * caller looked for it (seen as "holds other files ('data.mdb')"). */
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, "lock.mdb") ||
+            !strcmp(e->d_name, "data.mdb") || !strcmp(e->d_name, "spool"))
             continue;
         snprintf(name, namelen, "%s", e->d_name);
         found = 1;
