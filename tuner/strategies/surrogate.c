@@ -10,6 +10,9 @@
  * configuration within two parameter changes of the best ones by a lower
  * confidence bound: an isolated optimum, whose neighbours give no hint of it,
  * is found by enumerating the incumbent's surroundings in order of promise.
+ * Stalled global picks are re-ranked by that GP too, among the Thompson
+ * sample's best unseen rows: it sees the value pairs that make a region good
+ * where the additive model only sees each value's average.
  * A stalled incumbent is also tried with the values of two parameters that
  * share a value list exchanged (tile_size_x = 4, tile_size_y = 2 becomes 2
  * and 4): x/y parameters of a 2-D kernel are often learnt the wrong way
@@ -25,22 +28,24 @@
 #include <string.h>
 
 /* Tuned in simulation on the datasets of ../shared/datasets (README). */
-#define N_INIT 10        /* random configurations before the model is trusted, at most */
-#define N_INIT_MIN 3     /* ... and at least */
-#define INIT_SHARE 6     /* ... and 1/6 of a small budget (12 evaluations: 3 initial) */
-#define LAMBDA 1.0       /* ridge prior on every value's weight */
-#define EXPLORE 1.0      /* Thompson sample scale, in standard deviations of log(time) */
-#define CAP_QUANTILE 0.5 /* times above this quantile count as this quantile */
-#define GLOBAL_PERIOD 2  /* every 2nd step is global, the others local */
-#define RANDOM_PERIOD 10 /* every 10th step is uniformly random: escapes traps */
-#define LOCAL_TOP 3      /* local steps look next to the 3 best configurations */
-#define MAX_FEATURES 512 /* beyond this the dense model costs too much: use ILS */
-#define STALL_GP 30      /* evaluations without improvement before local picks use the GP */
-#define GP_KAPPA 1.0     /* lower confidence bound: mean - 1 standard deviation */
-#define GP_MAX_OBS 400   /* the GP fits at most the 400 best configurations (cost n^3) */
-#define SWAP_STALL 20    /* evaluations without improvement before exchanges are tried */
-#define SMALL_SPACE 1024 /* spaces up to this size start with Bayesian optimisation ... */
-#define BO_EVALS 20      /* ... for their first 20 evaluations (surrogate_bo.c) */
+#define N_INIT 10          /* random configurations before the model is trusted, at most */
+#define N_INIT_MIN 3       /* ... and at least */
+#define INIT_SHARE 6       /* ... and 1/6 of a small budget (12 evaluations: 3 initial) */
+#define LAMBDA 1.0         /* ridge prior on every value's weight */
+#define EXPLORE 1.0        /* Thompson sample scale, in standard deviations of log(time) */
+#define CAP_QUANTILE 0.5   /* times above this quantile count as this quantile */
+#define GLOBAL_PERIOD 2    /* every 2nd step is global, the others local */
+#define RANDOM_PERIOD 10   /* every 10th step is uniformly random: escapes traps */
+#define LOCAL_TOP 3        /* local steps look next to the 3 best configurations */
+#define MAX_FEATURES 512   /* beyond this the dense model costs too much: use ILS */
+#define STALL_GP 30        /* evaluations without improvement before local picks use the GP */
+#define GP_KAPPA 1.0       /* lower confidence bound: mean - 1 standard deviation */
+#define GP_MAX_OBS 400     /* the GP fits at most the 400 best configurations (cost n^3) */
+#define SWAP_STALL 20      /* evaluations without improvement before exchanges are tried */
+#define GLOBAL_GP_STALL 20 /* ... before global picks are re-ranked by the GP ... */
+#define GLOBAL_GP_TOP 64   /* ... among the additive sample's 64 best unseen rows */
+#define SMALL_SPACE 1024   /* spaces up to this size start with Bayesian optimisation ... */
+#define BO_EVALS 20        /* ... for their first 20 evaluations (surrogate_bo.c) */
 
 typedef struct {
     int d;       /* features: one per parameter value */
@@ -229,6 +234,32 @@ static size_t within_two(aoe_search *s, long row, long *out, size_t cap)
     return k;
 }
 
+/* Among the GLOBAL_GP_TOP unseen rows the sampled model ranks best, the one
+ * with the lowest GP lower confidence bound: the additive model proposes
+ * promising regions, the GP (which sees value pairs) picks among them. */
+static long global_gp_pick(aoe_search *s, model *m, aoe_match_gp *g)
+{
+    int np = s->space->n_params;
+    long top[GLOBAL_GP_TOP];
+    double ty[GLOBAL_GP_TOP];
+    size_t k = 0;
+    for (size_t r = 0; r < s->space->n_configs; r++) {
+        if (aoe_search_seen(s, (long)r)) continue;
+        double y = predict(m, m->ws, aoe_search_row(s, (long)r), np);
+        if (k == GLOBAL_GP_TOP && y >= ty[k - 1]) continue;
+        size_t i = k < GLOBAL_GP_TOP ? k++ : k - 1; /* insertion into the sorted list */
+        for (; i > 0 && ty[i - 1] > y; i--) top[i] = top[i - 1], ty[i] = ty[i - 1];
+        top[i] = (long)r, ty[i] = y;
+    }
+    long best = -1;
+    double by = INFINITY;
+    for (size_t i = 0; i < k; i++) {
+        double v = aoe_match_gp_lcb(g, s, top[i], GP_KAPPA);
+        if (v < by) by = v, best = top[i];
+    }
+    return best;
+}
+
 /* Unseen row within two changes of one of the `top` best rows minimising the
  * GP's lower confidence bound (`mark` keeps a row from being scored twice). */
 static long gp_pick(aoe_search *s, aoe_match_gp *g, const long *ranked, size_t n_ranked, size_t top,
@@ -345,9 +376,9 @@ void aoe_strategy_surrogate(aoe_search *s)
             bool local = step % GLOBAL_PERIOD != 0;
             model_sample(&m, &s->rng, EXPLORE * sd);
             if (local && s->evals - improved_at >= SWAP_STALL) next = swap_pick(s, ranked[0]);
-            if (local && next < 0 && s->evals - improved_at < STALL_GP) {
-                next = local_pick(s, &m, m.w, ranked, n_ranked, LOCAL_TOP, nb, cap);
-            } else if (local && next < 0) {
+            size_t stalled = s->evals - improved_at;
+            bool use_gp = local ? next < 0 && stalled >= STALL_GP : stalled >= GLOBAL_GP_STALL;
+            if (use_gp) {
                 /* Same capped targets, standardised, best first (GP_MAX_OBS). */
                 double mean = m.sum_y / (double)m.n;
                 size_t n_gp = n_ranked < gp_cap ? n_ranked : gp_cap;
@@ -356,7 +387,10 @@ void aoe_strategy_surrogate(aoe_search *s)
                     ys[i] = ((y < ycap ? y : ycap) - mean) / sd;
                 }
                 aoe_match_gp_fit(&g, s, ranked, ys, n_gp);
-                next = gp_pick(s, &g, ranked, n_ranked, LOCAL_TOP, nb, cap2, mark);
+                next = local ? gp_pick(s, &g, ranked, n_ranked, LOCAL_TOP, nb, cap2, mark)
+                             : global_gp_pick(s, &m, &g);
+            } else if (local && next < 0) {
+                next = local_pick(s, &m, m.w, ranked, n_ranked, LOCAL_TOP, nb, cap);
             }
             if (next < 0) {
                 if (local) model_sample(&m, &s->rng, EXPLORE * sd);
