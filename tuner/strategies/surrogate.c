@@ -288,15 +288,14 @@ static long swap_pick(aoe_search *s, long row)
     int np = sp->n_params;
     if (!sp->value_list_id) return -1;
     uint16_t vec[np];
+    memcpy(vec, aoe_search_row(s, row), (size_t)np * sizeof(uint16_t));
     for (int p = 0; p < np; p++)
         for (int q = p + 1; q < np; q++) {
-            if (sp->value_list_id[p] != sp->value_list_id[q]) continue;
-            memcpy(vec, aoe_search_row(s, row), (size_t)np * sizeof(uint16_t));
-            if (vec[p] == vec[q]) continue;
-            uint16_t t = vec[p];
-            vec[p] = vec[q];
-            vec[q] = t;
+            if (sp->value_list_id[p] != sp->value_list_id[q] || vec[p] == vec[q]) continue;
+            uint16_t vp = vec[p];
+            vec[p] = vec[q], vec[q] = vp;
             long r = aoe_search_find(s, vec);
+            vec[q] = vec[p], vec[p] = vp;
             if (r >= 0 && !aoe_search_seen(s, r)) return r;
         }
     return -1;
@@ -375,8 +374,8 @@ void aoe_strategy_surrogate(aoe_search *s)
             double sd = sqrt(var > 1e-12 ? var : 1e-12);
             bool local = step % GLOBAL_PERIOD != 0;
             model_sample(&m, &s->rng, EXPLORE * sd);
-            if (local && s->evals - improved_at >= SWAP_STALL) next = swap_pick(s, ranked[0]);
             size_t stalled = s->evals - improved_at;
+            if (local && stalled >= SWAP_STALL) next = swap_pick(s, ranked[0]);
             bool use_gp = local ? next < 0 && stalled >= STALL_GP : stalled >= GLOBAL_GP_STALL;
             if (use_gp) {
                 /* Same capped targets, standardised, best first (GP_MAX_OBS). */
