@@ -17,6 +17,13 @@
  * share a value list exchanged (tile_size_x = 4, tile_size_y = 2 becomes 2
  * and 4): x/y parameters of a 2-D kernel are often learnt the wrong way
  * round, since each one's average effect points to the other's best value.
+ * Every 2nd stalled local step keeps the incumbent's shape (the values of its
+ * parameters with more than 4 values: block sizes) and measures the unseen
+ * combination of its narrow parameters (tiles, flags), at least three of them
+ * changed, that the GP ranks best: a tiled kernel's fast code path is often
+ * such a conjunction (tile 1 x 3 with read-only loads, shared memory and no
+ * padding on the A100 convolution), which no one- or two-change step reaches
+ * from a basin that is good for other reasons.
  * Small spaces start with Bayesian optimisation instead (surrogate_bo.c): a
  * space-filling design, then expected improvement under a GP over value
  * indices, which a dozen evaluations suffice to steer. */
@@ -28,24 +35,27 @@
 #include <string.h>
 
 /* Tuned in simulation on the datasets of ../shared/datasets (README). */
-#define N_INIT 10          /* random configurations before the model is trusted, at most */
-#define N_INIT_MIN 3       /* ... and at least */
-#define INIT_SHARE 6       /* ... and 1/6 of a small budget (12 evaluations: 3 initial) */
-#define LAMBDA 1.0         /* ridge prior on every value's weight */
-#define EXPLORE 1.0        /* Thompson sample scale, in standard deviations of log(time) */
-#define CAP_QUANTILE 0.5   /* times above this quantile count as this quantile */
-#define GLOBAL_PERIOD 2    /* every 2nd step is global, the others local */
-#define RANDOM_PERIOD 10   /* every 10th step is uniformly random: escapes traps */
-#define LOCAL_TOP 3        /* local steps look next to the 3 best configurations */
-#define MAX_FEATURES 512   /* beyond this the dense model costs too much: use ILS */
-#define STALL_GP 30        /* evaluations without improvement before local picks use the GP */
-#define GP_KAPPA 1.0       /* lower confidence bound: mean - 1 standard deviation */
-#define GP_MAX_OBS 400     /* the GP fits at most the 400 best configurations (cost n^3) */
-#define SWAP_STALL 20      /* evaluations without improvement before exchanges are tried */
-#define GLOBAL_GP_STALL 20 /* ... before global picks are re-ranked by the GP ... */
-#define GLOBAL_GP_TOP 64   /* ... among the additive sample's 64 best unseen rows */
-#define SMALL_SPACE 1024   /* spaces up to this size start with Bayesian optimisation ... */
-#define BO_EVALS 20        /* ... for their first 20 evaluations (surrogate_bo.c) */
+#define N_INIT 10           /* random configurations before the model is trusted, at most */
+#define N_INIT_MIN 3        /* ... and at least */
+#define INIT_SHARE 6        /* ... and 1/6 of a small budget (12 evaluations: 3 initial) */
+#define LAMBDA 1.0          /* ridge prior on every value's weight */
+#define EXPLORE 1.0         /* Thompson sample scale, in standard deviations of log(time) */
+#define CAP_QUANTILE 0.5    /* times above this quantile count as this quantile */
+#define GLOBAL_PERIOD 2     /* every 2nd step is global, the others local */
+#define RANDOM_PERIOD 10    /* every 10th step is uniformly random: escapes traps */
+#define LOCAL_TOP 3         /* local steps look next to the 3 best configurations */
+#define MAX_FEATURES 512    /* beyond this the dense model costs too much: use ILS */
+#define STALL_GP 30         /* evaluations without improvement before local picks use the GP */
+#define GP_KAPPA 1.0        /* lower confidence bound: mean - 1 standard deviation */
+#define GP_MAX_OBS 400      /* the GP fits at most the 400 best configurations (cost n^3) */
+#define SWAP_STALL 20       /* evaluations without improvement before exchanges are tried */
+#define GLOBAL_GP_STALL 20  /* ... before global picks are re-ranked by the GP ... */
+#define GLOBAL_GP_TOP 64    /* ... among the additive sample's 64 best unseen rows */
+#define SHAPE_STALL 20      /* ... before every 2nd local step tries the incumbent's shape ... */
+#define NARROW 4            /* ... with a new combination of the parameters of <= 4 values ... */
+#define SHAPE_MIN_CHANGES 3 /* ... at least 3 of them changed (fewer: the other steps' job) */
+#define SMALL_SPACE 1024    /* spaces up to this size start with Bayesian optimisation ... */
+#define BO_EVALS 20         /* ... for their first 20 evaluations (surrogate_bo.c) */
 
 typedef struct {
     int d;       /* features: one per parameter value */
@@ -280,6 +290,36 @@ static long gp_pick(aoe_search *s, aoe_match_gp *g, const long *ranked, size_t n
     return best;
 }
 
+/* Unseen row that keeps the wide parameters' values (more than NARROW values:
+ * block sizes, the launch's shape) of `row` and changes at least
+ * SHAPE_MIN_CHANGES of its narrow ones (tiles, flags), with the lowest GP
+ * lower confidence bound; -1 when there is none or no parameter is wide. */
+static long shape_pick(aoe_search *s, aoe_match_gp *g, long row)
+{
+    const aoe_search_space *sp = s->space;
+    int np = sp->n_params, n_wide = 0;
+    for (int p = 0; p < np; p++) n_wide += sp->n_values[p] > NARROW;
+    if (!n_wide) return -1;
+    const uint16_t *y = aoe_search_row(s, row);
+    long best = -1;
+    double by = INFINITY;
+    for (size_t r = 0; r < sp->n_configs; r++) {
+        if (aoe_search_seen(s, (long)r)) continue;
+        const uint16_t *x = aoe_search_row(s, (long)r);
+        int changes = 0;
+        bool same_shape = true;
+        for (int p = 0; p < np && same_shape; p++) {
+            if (x[p] == y[p]) continue;
+            same_shape = sp->n_values[p] <= NARROW;
+            changes++;
+        }
+        if (!same_shape || changes < SHAPE_MIN_CHANGES) continue;
+        double v = aoe_match_gp_lcb(g, s, (long)r, GP_KAPPA);
+        if (v < by) by = v, best = (long)r;
+    }
+    return best;
+}
+
 /* Unseen row equal to `row` with two same-list parameters' values exchanged,
  * or -1. */
 static long swap_pick(aoe_search *s, long row)
@@ -376,7 +416,10 @@ void aoe_strategy_surrogate(aoe_search *s)
             model_sample(&m, &s->rng, EXPLORE * sd);
             size_t stalled = s->evals - improved_at;
             if (local && stalled >= SWAP_STALL) next = swap_pick(s, ranked[0]);
-            bool use_gp = local ? next < 0 && stalled >= STALL_GP : stalled >= GLOBAL_GP_STALL;
+            bool shape =
+                local && next < 0 && stalled >= SHAPE_STALL && step / GLOBAL_PERIOD % 2 == 0;
+            bool use_gp =
+                local ? next < 0 && (shape || stalled >= STALL_GP) : stalled >= GLOBAL_GP_STALL;
             if (use_gp) {
                 /* Same capped targets, standardised, best first (GP_MAX_OBS). */
                 double mean = m.sum_y / (double)m.n;
@@ -386,11 +429,14 @@ void aoe_strategy_surrogate(aoe_search *s)
                     ys[i] = ((y < ycap ? y : ycap) - mean) / sd;
                 }
                 aoe_match_gp_fit(&g, s, ranked, ys, n_gp);
-                next = local ? gp_pick(s, &g, ranked, n_ranked, LOCAL_TOP, nb, cap2, mark)
-                             : global_gp_pick(s, &m, &g);
-            } else if (local && next < 0) {
-                next = local_pick(s, &m, m.w, ranked, n_ranked, LOCAL_TOP, nb, cap);
+                if (shape) next = shape_pick(s, &g, ranked[0]);
+                if (!local)
+                    next = global_gp_pick(s, &m, &g);
+                else if (next < 0 && stalled >= STALL_GP)
+                    next = gp_pick(s, &g, ranked, n_ranked, LOCAL_TOP, nb, cap2, mark);
             }
+            if (local && next < 0 && stalled < STALL_GP)
+                next = local_pick(s, &m, m.w, ranked, n_ranked, LOCAL_TOP, nb, cap);
             if (next < 0) {
                 if (local) model_sample(&m, &s->rng, EXPLORE * sd);
                 next = global_pick(s, &m);
