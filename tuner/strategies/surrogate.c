@@ -292,12 +292,12 @@ static long gp_pick(aoe_search *s, aoe_match_gp *g, const long *ranked, size_t n
     return best;
 }
 
-/* Parameters with more than NARROW values (block sizes: the launch's shape). */
-static int count_wide(const aoe_search_space *sp)
+/* True when a parameter has more than NARROW values (block sizes: the shape). */
+static bool has_wide(const aoe_search_space *sp)
 {
-    int n = 0;
-    for (int p = 0; p < sp->n_params; p++) n += sp->n_values[p] > NARROW;
-    return n;
+    for (int p = 0; p < sp->n_params; p++)
+        if (sp->n_values[p] > NARROW) return true;
+    return false;
 }
 
 /* Unseen row that keeps the wide parameters' values (more than NARROW values:
@@ -308,7 +308,7 @@ static long shape_pick(aoe_search *s, aoe_match_gp *g, long row)
 {
     const aoe_search_space *sp = s->space;
     int np = sp->n_params;
-    if (!count_wide(sp)) return -1;
+    if (!has_wide(sp)) return -1;
     const uint16_t *y = aoe_search_row(s, row);
     long best = -1;
     double by = INFINITY;
@@ -415,7 +415,7 @@ void aoe_strategy_surrogate(aoe_search *s)
         aoe_match_gp_init(&g, sp, gp_cap))
         goto out;
     size_t n_init = initial_count(s, features);
-    bool wide = count_wide(sp) > 0;
+    bool wide = has_wide(sp);
     size_t seen = 0, n_ranked = 0, improved_at = 0;
     double last_best = INFINITY;
     for (int step = 0; !aoe_search_done(s); step++) {
