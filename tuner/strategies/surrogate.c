@@ -369,10 +369,10 @@ static size_t initial_count(const aoe_search *s, size_t features)
  * sorted, best first): the model should rank the good region, not explain
  * how bad the bad ones are. The median, or with wide parameters 3x the best
  * time kept between the median and the 0.85 quantile: a block size's 16
- * values are each measured a few times, and capping half of those seems to starve
- * their weights (A100 convolution +0.026 at 100 over 600 runs), while a space
- * whose times span 30x still caps at the median (MI250X) and one without
- * wide parameters keeps it (GEMM lost 0.010 with the wider cap). */
+ * values are each measured a few times, and capping half of those seems to
+ * starve their weights (A100 convolution +0.026 at 100 over 600 runs), while
+ * a space whose times span 30x still caps at the median (MI250X) and one
+ * without wide parameters keeps it (GEMM lost 0.010 with the wider cap). */
 static double cap_log_time(const aoe_search *s, const long *ranked, size_t n, bool wide)
 {
     double lo = s->times[ranked[(size_t)(CAP_QUANTILE * (double)(n - 1))]];
