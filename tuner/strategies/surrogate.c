@@ -17,16 +17,16 @@
  * share a value list exchanged (tile_size_x = 4, tile_size_y = 2 becomes 2
  * and 4): x/y parameters of a 2-D kernel are often learnt the wrong way
  * round, since each one's average effect points to the other's best value.
- * Every 2nd stalled local step keeps the incumbent's shape (the values of its
- * parameters with more than 4 values: block sizes) and measures the unseen
- * combination of its narrow parameters (tiles, flags), at least three of them
- * changed, that the GP ranks best: a tiled kernel's fast code path is often
- * such a conjunction (tile 1 x 3 with read-only loads, shared memory and no
- * padding on the A100 convolution), which no one- or two-change step reaches
- * from a basin that is good for other reasons. In such a space the every-10th
- * random step is a shape step too, from the start: measuring a new narrow
- * combination at a shape known to be good enters the fast path's region
- * about twice as often per step as a random or model-guided pick does.
+ * A shape step fixes the shape (the values of the parameters with more than
+ * 4 values: block sizes) at the one the additive model ranks best, and
+ * measures the unseen combination of the narrow parameters (tiles, flags),
+ * at least three of them changed from the incumbent's, that the GP ranks
+ * best: a tiled kernel's fast code path is often such a conjunction (tile
+ * 1 x 3 with read-only loads, shared memory and no padding on the A100
+ * convolution), which no one- or two-change step reaches from a basin that
+ * is good for other reasons, and which pays off only at a good shape. Where
+ * shape steps are possible, every 6th step is one (in place of the every-
+ * 10th random step elsewhere), and every 2nd stalled local step too.
  * Small spaces start with Bayesian optimisation instead (surrogate_bo.c): a
  * space-filling design, then expected improvement under a GP over value
  * indices, which a dozen evaluations suffice to steer. */
@@ -47,7 +47,7 @@
 #define CAP_RATIO 3.0       /* ... or, with wide parameters, above 3x the best time ... */
 #define CAP_UPPER 0.85      /* ... kept between the median and this quantile */
 #define GLOBAL_PERIOD 2     /* every 2nd step is global, the others local */
-#define RANDOM_PERIOD 10    /* every 10th step is uniformly random (or a shape step) */
+#define RANDOM_PERIOD 10    /* every 10th step is uniformly random: escapes traps */
 #define LOCAL_TOP 3         /* local steps look next to the 3 best configurations */
 #define MAX_FEATURES 512    /* beyond this the dense model costs too much: use ILS */
 #define STALL_GP 30         /* evaluations without improvement before local picks use the GP */
@@ -56,7 +56,8 @@
 #define SWAP_STALL 20       /* evaluations without improvement before exchanges are tried */
 #define GLOBAL_GP_STALL 20  /* ... before global picks are re-ranked by the GP ... */
 #define GLOBAL_GP_TOP 64    /* ... among the additive sample's 64 best unseen rows */
-#define SHAPE_STALL 20      /* ... before every 2nd local step tries the incumbent's shape ... */
+#define SHAPE_PERIOD 6      /* where shape steps are possible, every 6th step is one */
+#define SHAPE_STALL 20      /* ... and from 20 stalled evaluations every 4th step too ... */
 #define NARROW 4            /* ... with a new combination of the parameters of <= 4 values ... */
 #define SHAPE_MIN_CHANGES 3 /* ... at least 3 of them changed (fewer: the other steps' job) */
 #define SMALL_SPACE 1024    /* spaces up to this size start with Bayesian optimisation ... */
@@ -312,16 +313,28 @@ static int narrow_varying(const aoe_search_space *sp)
     return n;
 }
 
-/* Unseen row that keeps the wide parameters' values (more than NARROW values:
- * block sizes, the launch's shape) of `row` and changes at least
- * SHAPE_MIN_CHANGES of its narrow ones (tiles, flags), with the lowest GP
- * lower confidence bound; -1 when there is none or no parameter is wide. */
-static long shape_pick(aoe_search *s, aoe_match_gp *g, long row)
+/* `row` with each wide parameter (more than NARROW values: block sizes, the
+ * launch's shape) set to the value the model's mean ranks best. */
+static void model_shape(const model *m, const aoe_search_space *sp, const uint16_t *row,
+                        uint16_t *out)
+{
+    for (int p = 0; p < sp->n_params; p++) {
+        out[p] = row[p];
+        if (sp->n_values[p] <= NARROW) continue;
+        for (int v = 0; v < sp->n_values[p]; v++)
+            if (m->w[m->offset[p] + v] < m->w[m->offset[p] + out[p]]) out[p] = (uint16_t)v;
+    }
+}
+
+/* Unseen row that has the wide parameters' values of `y` (the shape) and
+ * changes at least SHAPE_MIN_CHANGES of its narrow ones (tiles, flags), with
+ * the lowest GP lower confidence bound; -1 when there is none or no parameter
+ * is wide. */
+static long shape_pick(aoe_search *s, aoe_match_gp *g, const uint16_t *y)
 {
     const aoe_search_space *sp = s->space;
     int np = sp->n_params;
     if (!has_wide(sp)) return -1;
-    const uint16_t *y = aoe_search_row(s, row);
     long best = -1;
     double by = INFINITY;
     for (size_t r = 0; r < sp->n_configs; r++) {
@@ -438,8 +451,11 @@ void aoe_strategy_surrogate(aoe_search *s)
             if (s->times[r] > 0) ranked[n_ranked++] = r; /* failures teach nothing */
         }
         long next = -1;
-        bool random_step = step % RANDOM_PERIOD == RANDOM_PERIOD - 1;
-        bool shape_turn = random_step && shapes; /* the random step's turn, as a shape step */
+        /* Where shape steps are possible, every SHAPE_PERIOD-th step is one;
+         * elsewhere every RANDOM_PERIOD-th is random. */
+        int period = shapes ? SHAPE_PERIOD : RANDOM_PERIOD;
+        bool random_step = step % period == period - 1;
+        bool shape_turn = random_step && shapes;
         if (n_ranked >= n_init && (!random_step || shape_turn)) {
             qsort_r(ranked, n_ranked, sizeof(long), by_time, s);
             double ycap = cap_log_time(s, ranked, n_ranked, wide);
@@ -468,7 +484,13 @@ void aoe_strategy_surrogate(aoe_search *s)
                     ys[i] = ((y < ycap ? y : ycap) - mean) / sd;
                 }
                 aoe_match_gp_fit(&g, s, ranked, ys, n_gp);
-                if (shape) next = shape_pick(s, &g, ranked[0]);
+                if (shape) {
+                    /* At the model's best shape, else at the incumbent's. */
+                    uint16_t vec[sp->n_params];
+                    model_shape(&m, sp, aoe_search_row(s, ranked[0]), vec);
+                    next = shape_pick(s, &g, vec);
+                    if (next < 0) next = shape_pick(s, &g, aoe_search_row(s, ranked[0]));
+                }
                 if (!local)
                     next = global_gp_pick(s, &m, &g);
                 else if (next < 0 && !shape_turn && stalled >= STALL_GP)
