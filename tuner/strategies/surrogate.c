@@ -454,9 +454,9 @@ void aoe_strategy_surrogate(aoe_search *s)
         /* Where shape steps are possible, every SHAPE_PERIOD-th step is one;
          * elsewhere every RANDOM_PERIOD-th is random. */
         int period = shapes ? SHAPE_PERIOD : RANDOM_PERIOD;
-        bool random_step = step % period == period - 1;
-        bool shape_turn = random_step && shapes;
-        if (n_ranked >= n_init && (!random_step || shape_turn)) {
+        bool periodic = step % period == period - 1;
+        bool shape_turn = periodic && shapes;
+        if (n_ranked >= n_init && (!periodic || shape_turn)) {
             qsort_r(ranked, n_ranked, sizeof(long), by_time, s);
             double ycap = cap_log_time(s, ranked, n_ranked, wide);
             model_reset(&m);
