@@ -328,13 +328,11 @@ static void model_shape(const model *m, const aoe_search_space *sp, const uint16
 
 /* Unseen row that has the wide parameters' values of `y` (the shape) and
  * changes at least SHAPE_MIN_CHANGES of its narrow ones (tiles, flags), with
- * the lowest GP lower confidence bound; -1 when there is none or no parameter
- * is wide. */
+ * the lowest GP lower confidence bound; -1 when there is none. */
 static long shape_pick(aoe_search *s, aoe_match_gp *g, const uint16_t *y)
 {
     const aoe_search_space *sp = s->space;
     int np = sp->n_params;
-    if (!has_wide(sp)) return -1;
     long best = -1;
     double by = INFINITY;
     for (size_t r = 0; r < sp->n_configs; r++) {
@@ -471,7 +469,7 @@ void aoe_strategy_surrogate(aoe_search *s)
             model_sample(&m, &s->rng, EXPLORE * sd);
             size_t stalled = s->evals - improved_at;
             if (local && !shape_turn && stalled >= SWAP_STALL) next = swap_pick(s, ranked[0]);
-            bool shape = shape_turn || (local && next < 0 && stalled >= SHAPE_STALL &&
+            bool shape = shape_turn || (shapes && local && next < 0 && stalled >= SHAPE_STALL &&
                                         step / GLOBAL_PERIOD % 2 == 0);
             bool use_gp =
                 local ? next < 0 && (shape || stalled >= STALL_GP) : stalled >= GLOBAL_GP_STALL;
