@@ -9,7 +9,9 @@
 
 static _Atomic(aoe_dlsym_fn) g_real_dlsym;
 
-aoe_dlsym_fn aoe_real_dlsym_fn(void)
+/* Called by the dlsym wrapper while a sanitizer runtime initialises (before
+ * its shadow memory exists): no instrumentation. */
+__attribute__((no_sanitize("address", "undefined"))) aoe_dlsym_fn aoe_real_dlsym_fn(void)
 {
     aoe_dlsym_fn f = atomic_load_explicit(&g_real_dlsym, memory_order_acquire);
     if (f) return f;
