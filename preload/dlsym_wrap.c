@@ -23,10 +23,12 @@
  * before their shadow memory exists: instrumented code here would fault. */
 #define AOE_UNINSTRUMENTED __attribute__((no_sanitize("address", "undefined")))
 
-/* Cheap prefix filter first: only runtime entry points are wrapped. */
+/* Cheap prefix filter first: only runtime entry points ("cl" and a capital)
+ * are wrapped; clock_gettime, close... never reach the instrumented table. */
 AOE_UNINSTRUMENTED static int wrapped(const char *name)
 {
-    return name && name[0] == 'c' && name[1] == 'l' && aoe_hook_wrapper_for(name);
+    return name && name[0] == 'c' && name[1] == 'l' && name[2] >= 'A' && name[2] <= 'Z' &&
+           aoe_hook_wrapper_for(name);
 }
 
 __attribute__((visibility("default"))) AOE_SIBCALL_FN AOE_UNINSTRUMENTED void *
