@@ -5,40 +5,45 @@
 #include "preload/shim.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <stddef.h>
 
-/* RTLD_NEXT is relative to the caller: forwarding it would make it relative
- * to the shim. Search the objects loaded after the caller instead. */
-static void *next_after(const void *caller, const char *name)
+/* glibc resolves RTLD_NEXT and RTLD_DEFAULT relative to the object its dlsym
+ * returns to, so every lookup the shim does not alter must reach glibc by a
+ * tail call: a call from here would make them relative to the shim. Forced
+ * whatever the build's optimisation level (the tests check the result). */
+#if defined(__clang__)
+#define AOE_SIBCALL_FN
+#define AOE_TAIL_CALL __attribute__((musttail))
+#else
+#define AOE_SIBCALL_FN __attribute__((optimize("O2", "no-omit-frame-pointer")))
+#define AOE_TAIL_CALL
+#endif
+
+/* The sanitizer runtimes look their interceptors' targets up with dlsym
+ * before their shadow memory exists: instrumented code here would fault. */
+#define AOE_UNINSTRUMENTED __attribute__((no_sanitize("address", "undefined")))
+
+/* Cheap prefix filter first: only runtime entry points ("cl" and a capital)
+ * are wrapped; clock_gettime, close... never reach the instrumented table. */
+AOE_UNINSTRUMENTED static int wrapped(const char *name)
 {
-    Dl_info info;
-    struct link_map *lm = NULL;
-    if (!dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
-        return aoe_real_dlsym(RTLD_DEFAULT, name);
-    for (struct link_map *m = lm->l_next; m; m = m->l_next) {
-        void *p = aoe_real_dlsym(m, name);
-        if (!p) continue;
-        Dl_info pi;
-        struct link_map *owner = NULL;
-        /* A handle's lookup also searches its dependencies: keep only a
-         * definition from the object itself, as RTLD_NEXT would. */
-        if (dladdr1(p, &pi, (void **)&owner, RTLD_DL_LINKMAP) && owner == m) return p;
-    }
-    return NULL;
+    return name && name[0] == 'c' && name[1] == 'l' && name[2] >= 'A' && name[2] <= 'Z' &&
+           aoe_hook_wrapper_for(name);
 }
 
-__attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+__attribute__((visibility("default"))) AOE_SIBCALL_FN AOE_UNINSTRUMENTED void *
+dlsym(void *handle, const char *name)
 {
-    void *p;
-    if (handle == RTLD_NEXT)
-        p = next_after(__builtin_return_address(0), name);
-    else
-        p = aoe_real_dlsym(handle, name);
-    /* Cheap prefix filter first: only runtime entry points are wrapped. */
-    if (!p || name[0] != 'c' || name[1] != 'l') return p; /* NULL name: p is NULL */
+    aoe_dlsym_fn real = aoe_real_dlsym_fn();
+    if (!real) return NULL;
+    /* RTLD_NEXT is glibc's own lookup for every name: the next definition
+     * after the caller is what interposers and sanitizer runtimes ask for. */
+    if (handle == RTLD_NEXT || !wrapped(name)) AOE_TAIL_CALL return real(handle, name);
+    /* A handle's lookup does not depend on the caller, and RTLD_DEFAULT's
+     * global scope holds the shim's own definitions of the wrapped names. */
+    void *p = real(handle, name);
     void *wrapper = aoe_hook_wrapper_for(name);
-    if (!wrapper || wrapper == p) return p;
+    if (!p || wrapper == p) return p;
     /* Only hand out the wrapper for the runtime's own function (the ICD
      * loader's). A vendor library looked up by the loader itself keeps its
      * real entry points, or the loader would call back into the shim. */

@@ -7,27 +7,27 @@
 #include <dlfcn.h>
 #include <stddef.h>
 
-typedef void *(*dlsym_fn)(void *, const char *);
+static _Atomic(aoe_dlsym_fn) g_real_dlsym;
 
-static _Atomic(dlsym_fn) g_real_dlsym;
-
-static dlsym_fn resolve_real_dlsym(void)
+/* Called by the dlsym wrapper while a sanitizer runtime initialises (before
+ * its shadow memory exists): no instrumentation. */
+__attribute__((no_sanitize("address", "undefined"))) aoe_dlsym_fn aoe_real_dlsym_fn(void)
 {
-    dlsym_fn f = atomic_load_explicit(&g_real_dlsym, memory_order_acquire);
+    aoe_dlsym_fn f = atomic_load_explicit(&g_real_dlsym, memory_order_acquire);
     if (f) return f;
     /* glibc >= 2.34 exports dlsym@GLIBC_2.34 from libc; older programs (and
      * libdl.so.2) use dlsym@GLIBC_2.2.5. Either is the real one. */
-    f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-    if (!f) f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-    if (!f) f = (dlsym_fn)dlvsym(RTLD_DEFAULT, "dlsym", "GLIBC_2.34");
-    if (!f) f = (dlsym_fn)dlvsym(RTLD_DEFAULT, "dlsym", "GLIBC_2.2.5");
+    f = (aoe_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+    if (!f) f = (aoe_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+    if (!f) f = (aoe_dlsym_fn)dlvsym(RTLD_DEFAULT, "dlsym", "GLIBC_2.34");
+    if (!f) f = (aoe_dlsym_fn)dlvsym(RTLD_DEFAULT, "dlsym", "GLIBC_2.2.5");
     atomic_store_explicit(&g_real_dlsym, f, memory_order_release);
     return f;
 }
 
 void *aoe_real_dlsym(void *handle, const char *name)
 {
-    dlsym_fn f = resolve_real_dlsym();
+    aoe_dlsym_fn f = aoe_real_dlsym_fn();
     return f ? f(handle, name) : NULL;
 }
 

@@ -44,6 +44,8 @@ aoe_bank *aoe_shim_bank(void);
 void *aoe_real_sym(const char *name, const char *library);
 /* The real dlsym (glibc's, never the shim's wrapper). */
 void *aoe_real_dlsym(void *handle, const char *name);
+typedef void *(*aoe_dlsym_fn)(void *, const char *);
+aoe_dlsym_fn aoe_real_dlsym_fn(void); /* glibc's dlsym itself (NULL if none) */
 
 /* Hooks: the exported wrapper for a runtime function name, or NULL. */
 void *aoe_hook_wrapper_for(const char *name);

@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 {
     const char *mode = argc == 3 && !strcmp(argv[1], "--mode") ? argv[2] : "";
     int repeat = getenv("FORK_CLIENT_REPEAT") ? atoi(getenv("FORK_CLIENT_REPEAT")) : 1;
-    env e;
+    static env e; /* static: its objects stay reachable at exit (LeakSanitizer) */
     if (!strcmp(mode, "exec")) {
         if (setup(&e) || launch(&e, repeat)) return 1;
         print_checksum(&e, "before-fork");

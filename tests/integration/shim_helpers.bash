@@ -3,7 +3,8 @@
 # a quick poll so results arrive while the program runs.
 B="$AOE_BUILD_DIR"
 S="$AOE_SOURCE_DIR"
-HOOK="$B/lib/libaoe_hook.so"
+# AOE_TEST_PRELOAD: objects preloaded before the shim (tests/integration/asan/run.sh)
+HOOK="${AOE_TEST_PRELOAD:+$AOE_TEST_PRELOAD:}$B/lib/libaoe_hook.so"
 AOE="$B/bin/aoe"
 PY=/usr/bin/python3
 T=$(mktemp -d)
