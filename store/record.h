@@ -51,7 +51,7 @@ typedef struct {
 #define AOE_PARAM_VALUE_MIN (-(1LL << 53)) /* parameter values: exact in JSON */
 #define AOE_PARAM_VALUE_MAX (1LL << 53)
 #define AOE_GLOBAL_MAX (1ULL << 32) /* per dimension */
-#define AOE_LOCAL_PRODUCT_MAX 4096  /* work-group size, all dimensions */
+#define AOE_LOCAL_PRODUCT_MAX 8192  /* work-group size (the largest device maximum known) */
 
 /* 0 when rec is a record the bank may hold and the shim may apply: runtime,
  * kernel name and texts printable; parameter names C identifiers, unique, at

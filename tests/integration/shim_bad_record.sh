@@ -37,7 +37,7 @@ rec() { # NAME-VALUE-PARAMS-JSON GLOBAL LOCAL
   printf ','
   rec '[]' $n 96
   printf ','
-  rec '[]' $n 8192
+  rec '[]' $n 16384
   printf ']}'
 } >"$T/bad.json"
 rc=0
@@ -46,7 +46,7 @@ rc=0
 for want in "records[0] rejected: param 0 name 'A -DMODE=3 -DB' is not a C identifier" \
   "records[1] rejected: param MODE appears twice" "records[2] rejected: global[0] 8589934592" \
   "records[3] rejected: local[0] 96 does not divide global[0] $n" \
-  "records[4] rejected: local[0] 8192 is above 4096"; do
+  "records[4] rejected: local[0] 16384 is above 8192"; do
   grep -qF -- "$want" "$T/imp.err" || fail "import: no '$want' in: $(cat "$T/imp.err")"
 done
 [ -z "$("$AOE" bank list 2>/dev/null | grep planted_scale || true)" ] || fail "a bad record was stored"

@@ -242,8 +242,8 @@ Test(record, records_the_shim_must_not_apply_are_refused)
     r.policy.local[0] = 24;
     expect_refused(r, "does not divide");
     r = sample();
-    r.policy.local[0] = 1024, r.policy.local[1] = 8;
-    expect_refused(r, "product 8192");
+    r.policy.local[0] = 1024, r.policy.local[1] = 16;
+    expect_refused(r, "product 16384");
     r = sample();
     r.policy.global[2] = 4;
     expect_refused(r, "beyond work_dim");
