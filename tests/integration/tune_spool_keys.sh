@@ -11,15 +11,15 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 export TUNE_BANK_PATH=$T/bank AOE_TUNABLES=$S/tests/tunables/planted_good.json AOE_MAX_EVALS=3
-SP=$T/spool
-mkdir -m 700 "$SP"
+export AOE_WORK_PATH=$T/work
+SP=$AOE_WORK_PATH/spool
+mkdir -m 700 "$AOE_WORK_PATH"
 opts="-DUNUSED_A=1"
 for i in $(seq 1 12); do opts="$opts -DUNUSED_OPTION_NUMBER_$i=$i"; done
+# the shim captures each launch (offline: no background tuner)
 for n in 64 128 192 256 320 384; do
-  "$B/clients/planted" --n "$n" --options "$opts" --emit-job "$T/job.json" >/dev/null
-  key=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["key"])' "$T/job.json")
-  [[ "$key" =~ ^[0-9a-f]{32}$ ]] || fail "job has no key"
-  mv "$T/job.json" "$SP/$key.job"
+  AOE_TUNE_MODE=offline LD_PRELOAD="$B/lib/libaoe_hook.so" "$B/clients/planted" --n "$n" \
+    --options "$opts" >/dev/null 2>"$T/cap.err" || fail "capture failed: $(cat "$T/cap.err")"
 done
 [ "$(ls "$SP"/*.job | wc -l)" -eq 6 ] || fail "expected 6 distinct jobs: $(ls "$SP")"
 set +e
