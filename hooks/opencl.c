@@ -5,6 +5,7 @@
  * the real function first and records only what succeeded, so return codes
  * and error codes are the runtime's own. */
 #include "hooks/opencl_internal.h"
+#include "hooks/opencl_mem.h"
 
 #include "preload/log.h"
 
@@ -454,6 +455,7 @@ void aoe_hook_atfork_child(void)
     aoe_ptr_table_atfork_child(&aoe_cl_programs);
     aoe_ptr_table_atfork_child(&aoe_cl_kernels);
     aoe_ptr_table_atfork_child(&aoe_cl_mems);
+    aoe_cl_mem_atfork_child();
     aoe_cl_device_atfork_child();
     aoe_cl_launch_atfork_child();
 }
@@ -478,6 +480,7 @@ EXPORT cl_mem clCreateBuffer(cl_context ctx, cl_mem_flags flags, size_t size, vo
     NO_REAL_PTR(clCreateBuffer, err);
     cl_mem m = REAL(clCreateBuffer)(ctx, flags, size, host, err);
     track_mem(m, aoe_cl_mem_buffer_value(size));
+    if (m && aoe_shim_active) aoe_cl_mem_created(m, flags, NULL);
     return m;
 }
 
@@ -487,6 +490,7 @@ EXPORT cl_mem clCreateBufferWithProperties(cl_context ctx, const cl_mem_properti
     NO_REAL_PTR(clCreateBufferWithProperties, err);
     cl_mem m = REAL(clCreateBufferWithProperties)(ctx, props, flags, size, host, err);
     track_mem(m, aoe_cl_mem_buffer_value(size));
+    if (m && aoe_shim_active) aoe_cl_mem_created(m, flags, NULL);
     return m;
 }
 
@@ -495,8 +499,10 @@ EXPORT cl_mem clCreateSubBuffer(cl_mem buf, cl_mem_flags flags, cl_buffer_create
 {
     NO_REAL_PTR(clCreateSubBuffer, err);
     cl_mem m = REAL(clCreateSubBuffer)(buf, flags, type, info, err);
-    if (m && info && type == CL_BUFFER_CREATE_TYPE_REGION)
+    if (m && info && type == CL_BUFFER_CREATE_TYPE_REGION) {
         track_mem(m, aoe_cl_mem_buffer_value(((const cl_buffer_region *)info)->size));
+        if (aoe_shim_active) aoe_cl_mem_created(m, flags, buf);
+    }
     return m;
 }
 
@@ -556,6 +562,9 @@ EXPORT cl_int clReleaseMemObject(cl_mem m)
         REAL(clGetMemObjectInfo)(m, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL) != CL_SUCCESS)
         refs = 0;
     cl_int rc = REAL(clReleaseMemObject)(m);
-    if (rc == CL_SUCCESS && tracked && refs == 1) aoe_ptr_remove(&aoe_cl_mems, m);
+    if (rc == CL_SUCCESS && tracked && refs == 1) {
+        if ((uintptr_t)aoe_ptr_find(&aoe_cl_mems, m) & 1) aoe_cl_mem_released(m);
+        aoe_ptr_remove(&aoe_cl_mems, m);
+    }
     return rc;
 }

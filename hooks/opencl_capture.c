@@ -1,8 +1,11 @@
 /* Capturing a tuning job at the first sight of an operator: the program,
  * the launch's sizes and every argument, with buffer contents read on the
  * launch queue before the launch (blocking), up to AOE_CAPTURE_LIMIT_MB per
- * buffer; larger or unreadable buffers are replayed with synthetic data. */
+ * buffer; larger or unreadable buffers are replayed with synthetic data.
+ * A buffer the program never initialised (opencl_mem.h) is captured as
+ * zeros: its stale bytes never reach a job. */
 #include "hooks/opencl_internal.h"
+#include "hooks/opencl_mem.h"
 
 #include "preload/log.h"
 #include "preload/spool_write.h"
@@ -28,6 +31,13 @@ static void fill_arg(aoe_job_arg *ja, const aoe_cl_arg *a, cl_command_queue q, u
         if (REAL(clGetMemObjectInfo)(a->mem, CL_MEM_FLAGS, sizeof flags, &flags, NULL) ==
             CL_SUCCESS)
             ja->flags = flags;
+        /* Never written by the program: what it holds is stale process
+         * memory and the kernel cannot depend on it, so the job carries
+         * zeros (no read-back; replayed like a captured buffer). */
+        if (!aoe_cl_mem_initialised(a->mem)) {
+            if (ja->size && ja->size <= limit) ja->data = calloc(1, ja->size);
+            break;
+        }
         if (ja->size && ja->size <= limit && (ja->data = malloc(ja->size)) &&
             REAL(clEnqueueReadBuffer)(q, a->mem, CL_TRUE, 0, ja->size, ja->data, 0, NULL, NULL) !=
                 CL_SUCCESS) {

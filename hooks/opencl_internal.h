@@ -42,6 +42,13 @@
     X(clReleaseMemObject)                                                                          \
     X(clReleaseCommandQueue)                                                                       \
     X(clEnqueueNDRangeKernel)                                                                      \
+    X(clEnqueueWriteBuffer)                                                                        \
+    X(clEnqueueWriteBufferRect)                                                                    \
+    X(clEnqueueFillBuffer)                                                                         \
+    X(clEnqueueCopyBuffer)                                                                         \
+    X(clEnqueueCopyBufferRect)                                                                     \
+    X(clEnqueueCopyImageToBuffer)                                                                  \
+    X(clEnqueueMapBuffer)                                                                          \
     X(clGetExtensionFunctionAddress)                                                               \
     X(clGetExtensionFunctionAddressForPlatform)
 

@@ -7,6 +7,7 @@
  * in aoe_cl_launch_slow; the wrapper itself only makes tail calls, so the
  * pass-through cases cost no stack frame. */
 #include "hooks/opencl_internal.h"
+#include "hooks/opencl_mem.h"
 
 #include "preload/callsite.h"
 #include "preload/log.h"
@@ -266,14 +267,41 @@ static __attribute__((noinline)) cl_int launch_miss(enqueue_fn real, aoe_cl_kern
     return real(q, k, dim, off, gws, lws, nev, evs, ev);
 }
 
+static cl_int launch(enqueue_fn real, aoe_cl_kernel *kr, cl_command_queue q, cl_kernel k,
+                     cl_uint dim, const size_t *off, const size_t *gws, const size_t *lws,
+                     cl_uint nev, const cl_event *evs, cl_event *ev);
+
+/* While some buffer is not yet initialised, a launch marks its buffer
+ * arguments written after it was enqueued (after any capture it made). */
+static __attribute__((noinline)) cl_int launch_marking(enqueue_fn real, aoe_cl_kernel *kr,
+                                                       cl_command_queue q, cl_kernel k, cl_uint dim,
+                                                       const size_t *off, const size_t *gws,
+                                                       const size_t *lws, cl_uint nev,
+                                                       const cl_event *evs, cl_event *ev)
+{
+    cl_int rc = launch(real, kr, q, k, dim, off, gws, lws, nev, evs, ev);
+    if (rc == CL_SUCCESS) aoe_cl_mem_launched(kr);
+    return rc;
+}
+
 EXPORT cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dim,
                                      const size_t *off, const size_t *gws, const size_t *lws,
                                      cl_uint nev, const cl_event *evs, cl_event *ev)
 {
     enqueue_fn real = REAL(clEnqueueNDRangeKernel);
     if (__builtin_expect(!real, 0)) return CL_INVALID_PLATFORM;
-    if (!aoe_shim_active || !gws || dim - 1 > 2) goto pass;
+    if (!aoe_shim_active || !gws || dim - 1 > 2)
+        return real(q, k, dim, off, gws, lws, nev, evs, ev);
     aoe_cl_kernel *kr = aoe_ptr_find(&aoe_cl_kernels, k);
+    if (__builtin_expect(kr && atomic_load_explicit(&aoe_cl_unwritten, memory_order_relaxed), 0))
+        return launch_marking(real, kr, q, k, dim, off, gws, lws, nev, evs, ev);
+    return launch(real, kr, q, k, dim, off, gws, lws, nev, evs, ev);
+}
+
+static inline cl_int launch(enqueue_fn real, aoe_cl_kernel *kr, cl_command_queue q, cl_kernel k,
+                            cl_uint dim, const size_t *off, const size_t *gws, const size_t *lws,
+                            cl_uint nev, const cl_event *evs, cl_event *ev)
+{
     if (!kr || kr->untunable) goto pass;
     aoe_op *op = cache_lookup(kr, q, dim, gws, lws);
     if (__builtin_expect(!op, 0))

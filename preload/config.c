@@ -48,6 +48,10 @@ const aoe_cfg_decl aoe_cfg_table[AOE_CFG_COUNT] = {
     [AOE_CFG_STRATEGY] = {"AOE_STRATEGY", AOE_CFG_ENUM, "auto",
                           "auto|brute|random|annealing|genetic|ils|surrogate",
                           "Search strategy of the tuner (auto: the project's best)."},
+    [AOE_CFG_TUNER_MAX_MB] = {"AOE_TUNER_MAX_MB", AOE_CFG_INT, "0", "0..16777216",
+                              "Host memory (MiB) the tuner's worker may use for one job; a job "
+                              "whose estimated peak is larger is skipped with the reason (0: half "
+                              "of MemAvailable when the job starts)."},
 };
 
 static const char *type_name(aoe_cfg_type t)

@@ -1,4 +1,6 @@
 #include "preload/op_table.h"
+#include "preload/log.h"
+#include "store/policy_check.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -70,31 +72,21 @@ void aoe_op_foreach(aoe_op_visit fn, void *ctx)
 
 aoe_policy_entry *aoe_policy_from_record(const aoe_record *rec)
 {
-    const aoe_policy *p = &rec->policy;
-    if (p->work_dim > 3 || p->n_params > AOE_MAX_PARAMS) return NULL;
+    /* Validation and conversion live in store/policy_check.c (fuzzed). */
+    aoe_policy_sizes sz;
+    char err[256];
     aoe_policy_entry *e = calloc(1, sizeof *e);
     if (!e) return NULL;
+    if (aoe_policy_prepare(rec, &sz, e->defines, sizeof e->defines, err, sizeof err)) {
+        AOE_ERROR("bank record refused: %s", err);
+        free(e);
+        return NULL;
+    }
     e->rec = *rec;
-    e->work_dim = p->work_dim;
-    for (uint32_t d = 0; d < p->work_dim; d++) {
-        e->global[d] = (size_t)p->global[d];
-        e->local[d] = (size_t)p->local[d];
-        if (p->local[d]) e->has_local = 1;
-    }
-    size_t n = 0;
-    for (uint32_t i = 0; i < p->n_params; i++) {
-        const aoe_param *prm = &p->params[i];
-        if (!prm->is_define) continue;
-        char name[AOE_NAME_LEN + 1];
-        memcpy(name, prm->name, AOE_NAME_LEN);
-        name[AOE_NAME_LEN] = '\0';
-        int w = snprintf(e->defines + n, sizeof e->defines - n, " -D%s=%" PRId64, name, prm->value);
-        if (w < 0 || (size_t)w >= sizeof e->defines - n) {
-            free(e);
-            return NULL;
-        }
-        n += (size_t)w;
-    }
+    e->work_dim = sz.work_dim;
+    e->has_local = sz.has_local;
+    memcpy(e->global, sz.global, sizeof e->global);
+    memcpy(e->local, sz.local, sizeof e->local);
     return e;
 }
 

@@ -281,7 +281,9 @@ static int parse_entry(const cJSON *o, aoe_bank_entry *e, char *err, size_t errl
     r->evaluations = (uint32_t)d;
     if (get_int(o, "timestamp", -JSON_INT_MAX, JSON_INT_MAX, false, &d, err, errlen)) return -1;
     r->timestamp = (int64_t)d;
-    return 0;
+    for (const char *c = e->fingerprint; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) REJECT("fingerprint: control characters");
+    return aoe_record_check(r, err, errlen); /* what decode would refuse is never stored */
 }
 
 int aoe_bank_parse_json(const char *text, size_t len, aoe_bank_entry_fn on_entry,

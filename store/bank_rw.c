@@ -95,21 +95,7 @@ static int put_fn(aoe_bank *b, MDB_txn *txn, void *vctx)
 /* Records the bank refuses to store: they could never be compared or decoded. */
 int bank_check_record(const aoe_record *rec, char *err, size_t errlen)
 {
-    if (!isfinite(rec->tuned_us) || rec->tuned_us < 0)
-        return snprintf(err, errlen, "tuned_us %g is not a finite time >= 0", rec->tuned_us), -1;
-    if (!rec->kernel_name[0]) return snprintf(err, errlen, "empty kernel_name"), -1;
-    if (rec->policy.work_dim > 3)
-        return snprintf(err, errlen, "work_dim %u is not 0..3", rec->policy.work_dim), -1;
-    if (rec->policy.n_params > AOE_MAX_PARAMS)
-        return snprintf(err, errlen, "%u parameters, at most %d", rec->policy.n_params,
-                        AOE_MAX_PARAMS),
-               -1;
-    const double t[] = {rec->default_us, rec->default_spread_us, rec->tuned_spread_us,
-                        rec->tuning_seconds};
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (!isfinite(t[i]) || t[i] < 0)
-            return snprintf(err, errlen, "time %g is not finite and >= 0", t[i]), -1;
-    return 0;
+    return aoe_record_check(rec, err, errlen);
 }
 
 aoe_put_result aoe_bank_put_if_better(aoe_bank *b, const char *fp, const aoe_key *key,

@@ -44,6 +44,9 @@ uint64_t aoe_opkey_kernel(const char *fingerprint, aoe_hash128 program, const ch
 {
     XXH3_state_t st;
     char norm[4096];
+    /* A seeded reset trusts the state's old seed and secret: without this a
+     * stale stack that holds our seed leaves a garbage secret (keys vary). */
+    XXH3_INITSTATE(&st);
     XXH3_64bits_reset_withSeed(&st, 0x414f454b45524eull); /* "AOEKERN" */
     XXH3_64bits_update(&st, fingerprint, strlen(fingerprint) + 1);
     XXH3_64bits_update(&st, &program, sizeof program);

@@ -282,7 +282,7 @@ int aoe_record_decode(const uint8_t *buf, size_t len, aoe_record *rec, char *err
     }
     if (!(seen & 1u)) FAIL("record has no kernel_name");
     if (!(seen & 2u)) FAIL("record has no tuned_us");
-    return 0;
+    return aoe_record_check(rec, err, errlen); /* the shim never sees a bad record */
 }
 
 void aoe_key_to_hex(const aoe_key *k, char out[33])

@@ -47,6 +47,22 @@ typedef struct {
     char summary[AOE_SUMMARY_LEN]; /* human text: source and shape */
 } aoe_record;
 
+/* Bounds every stored record obeys (aoe_record_check). */
+#define AOE_PARAM_VALUE_MIN (-(1LL << 53)) /* parameter values: exact in JSON */
+#define AOE_PARAM_VALUE_MAX (1LL << 53)
+#define AOE_GLOBAL_MAX (1ULL << 32) /* per dimension */
+#define AOE_LOCAL_PRODUCT_MAX 8192  /* work-group size (the largest device maximum known) */
+
+/* 0 when rec is a record the bank may hold and the shim may apply: runtime,
+ * kernel name and texts printable; parameter names C identifiers, unique, at
+ * most AOE_MAX_PARAMS, values within +-2^53; work_dim 1..3; global all 0 (the
+ * launch's own) or 1..AOE_GLOBAL_MAX; local all 0 or dividing global with a
+ * product <= AOE_LOCAL_PRODUCT_MAX; sizes beyond work_dim 0; times finite
+ * and >= 0. Otherwise -1 with the reason in err. */
+int aoe_record_check(const aoe_record *rec, char *err, size_t errlen);
+/* 1 when s (at most cap bytes) is a C identifier [A-Za-z_][A-Za-z0-9_]*. */
+int aoe_is_identifier(const char *s, size_t cap);
+
 /* Current on-disk format version written by aoe_record_encode. */
 #define AOE_RECORD_VERSION 1
 

@@ -56,6 +56,7 @@ static void options_for(run_ctx *x, const aoe_job *job, aoe_tune_options *o)
     o->parallel_compile = (int)cfg->num[AOE_CFG_PARALLEL_COMPILE];
     o->variant_timeout_s = (double)cfg->num[AOE_CFG_VARIANT_TIMEOUT];
     o->dry_run = c->dry_run;
+    o->max_mb = cfg->num[AOE_CFG_TUNER_MAX_MB];
     o->bank = c->bank_handle;
     o->progress = progress;
     o->progress_ctx = x;

@@ -32,9 +32,10 @@ typedef struct {
     uint64_t size;  /* bytes the kernel sees (>= 1) */
     uint64_t front; /* guard bytes before the data (aligned to the device's base alignment) */
     cl_mem whole, view, pristine;
-    uint8_t *host; /* contents after the verified run */
-    uint8_t *init; /* contents restored before each run */
-    int read_only; /* the program says the kernel never writes it */
+    uint8_t *host;  /* contents after the verified run */
+    uint8_t *init;  /* contents restored before each run */
+    int init_owned; /* init was allocated here (else it is the job's own bytes) */
+    int read_only;  /* the program says the kernel never writes it */
 } arg_buf;
 
 struct aoe_exec {
@@ -206,12 +207,15 @@ static cl_int make_buffer(aoe_exec *ex, uint32_t idx, uint64_t align)
         clCreateSubBuffer(b->whole, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &reg, &rc);
     if (rc != CL_SUCCESS) return rc;
     b->host = malloc(b->size);
-    b->init = malloc(b->size);
-    if (!b->host || !b->init) return CL_OUT_OF_HOST_MEMORY;
-    if (a->data && a->size)
-        memcpy(b->init, a->data, a->size);
-    else
+    if (!b->host) return CL_OUT_OF_HOST_MEMORY;
+    if (a->data && a->size) {
+        b->init = a->data; /* never written: no second host copy of the job's bytes */
+    } else {
+        b->init = malloc(b->size);
+        if (!b->init) return CL_OUT_OF_HOST_MEMORY;
+        b->init_owned = 1;
         synth(b->init, b->size, idx);
+    }
     b->pristine =
         clCreateBuffer(ex->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, b->size, b->init, &rc);
     return rc;
@@ -670,7 +674,7 @@ static void cl_close(aoe_exec *ex)
         if (b->whole) clReleaseMemObject(b->whole);
         if (b->pristine) clReleaseMemObject(b->pristine);
         free(b->host);
-        free(b->init);
+        if (b->init_owned) free(b->init);
     }
     for (size_t i = 0; i < ex->nprogs; i++) {
         if (ex->progs[i].prog) clReleaseProgram(ex->progs[i].prog);

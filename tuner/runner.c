@@ -7,6 +7,7 @@
 #include "tuner/isolate.h"
 #include "tuner/measure.h"
 #include "tuner/runner_worker.h"
+#include "tuner/worker_memory.h"
 #include "tuner/strategy.h"
 #include "tuner/verify.h"
 
@@ -365,6 +366,7 @@ int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result 
     c.deadline = t0 + o->time_limit_s;
     c.tol = (aoe_tolerance){AOE_TOLERANCE_REL_L2, AOE_TOLERANCE_MAX_ABS, false};
 
+    if (aoe_worker_memory_check(job, o->max_mb, r->error, sizeof r->error)) goto done;
     if (open_reference(&c, &rep)) {
         snprintf(r->error, sizeof r->error, "%s", rep.reason);
         goto done;

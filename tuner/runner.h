@@ -25,6 +25,7 @@ typedef struct {
     int parallel_compile;     /* programs compiled at once */
     double variant_timeout_s; /* watchdog per variant */
     int dry_run;              /* measure the default only; write nothing */
+    long max_mb;              /* worker memory bound in MiB (0: half of MemAvailable) */
     aoe_bank *bank;           /* where the result goes (NULL: nowhere) */
     aoe_tune_progress_fn progress;
     void *progress_ctx;

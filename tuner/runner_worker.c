@@ -17,7 +17,8 @@ typedef struct {
     aoe_reference ref;
     int have_ref;
     aoe_tolerance tol;
-    uint8_t **cap; /* capture target of the current reference run */
+    uint8_t **cap;           /* capture target of the current reference run */
+    const uint8_t *cap_only; /* NULL: capture every buffer; else only those set */
     uint64_t cap_oob;
     char reason[1024];
 } wstate;
@@ -37,7 +38,7 @@ static int capture(void *ctx, const aoe_outputs *outs)
     for (uint32_t i = 0; i < outs->nargs; i++) {
         free(s->cap[i]);
         s->cap[i] = NULL;
-        if (!outs->data[i]) continue;
+        if (!outs->data[i] || (s->cap_only && !s->cap_only[i])) continue;
         s->cap[i] = malloc(outs->size[i]);
         if (!s->cap[i]) return -1;
         memcpy(s->cap[i], outs->data[i], outs->size[i]);
@@ -67,10 +68,14 @@ static int reference_run(wstate *s, const uint8_t *w, uint8_t poison, uint8_t **
     aoe_timing t;
     s->cap = calloc(n ? n : 1, sizeof *s->cap);
     if (!s->cap) return -1;
+    /* A poisoned run is compared only on the poisoned buffers: copying the
+     * others would double the worker's memory for nothing. */
+    s->cap_only = w;
     s->ops->set_poison(s->ex, w, poison);
     int rc = s->ops->measure(s->ex, NULL, &verify_only, capture, s, &t, err, errlen);
     *copies = s->cap;
     s->cap = NULL;
+    s->cap_only = NULL;
     return rc;
 }
 

@@ -1,6 +1,6 @@
 /* libFuzzer harness: the bank record decoder on arbitrary bytes. A record
  * that decodes must survive encode -> decode unchanged. */
-// fuzz-sources: store/record.c
+// fuzz-sources: store/record.c store/record_check.c
 #include "store/record.h"
 #include "store/record_format.h"
 

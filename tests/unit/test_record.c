@@ -77,9 +77,12 @@ Test(record, full_record_fits_the_maximum)
     r.policy.n_params = AOE_MAX_PARAMS;
     for (int i = 0; i < AOE_MAX_PARAMS; i++) {
         r.policy.params[i].name[AOE_NAME_LEN - 1] = '\0';
+        r.policy.params[i].name[0] = (char)('a' + i); /* names are unique */
+        r.policy.params[i].value = -(1LL << 53);      /* the bound */
         r.policy.params[i].is_define = 1;
     }
     r.policy.work_dim = 3;
+    for (int d = 0; d < 3; d++) r.policy.global[d] = 1ULL << 32, r.policy.local[d] = 16;
     r.default_us = r.default_spread_us = r.tuned_us = r.tuned_spread_us = r.tuning_seconds = 1;
     size_t n = aoe_record_encode(&r, NULL, 0);
     cr_assert_leq(n, AOE_RECORD_ENCODED_MAX);
@@ -198,4 +201,62 @@ Test(record, key_hex_round_trip_and_rejects)
     cr_assert_eq(aoe_key_from_hex("0123456789abcdeffedcba987654321g", &back), -1);
     cr_assert_eq(aoe_key_from_hex("", &back), -1);
     cr_assert_eq(aoe_key_from_hex(NULL, &back), -1);
+}
+
+/* Records a bank must never hand to the shim (item 6): each is encoded as a
+ * hostile writer would (the encoder does not check) and refused on decode. */
+static void expect_refused(aoe_record r, const char *reason)
+{
+    uint8_t buf[AOE_RECORD_ENCODED_MAX];
+    aoe_record back;
+    char err[256] = "";
+    size_t n = aoe_record_encode(&r, buf, sizeof buf);
+    cr_assert_eq(aoe_record_decode(buf, n, &back, err, sizeof err), -1, "accepted (%s)", reason);
+    cr_expect(strstr(err, reason) != NULL, "reason '%s', expected '%s'", err, reason);
+}
+
+Test(record, records_the_shim_must_not_apply_are_refused)
+{
+    aoe_record r = sample();
+    strcpy(r.policy.params[0].name, "A -cl-fast-relaxed-math -DB");
+    expect_refused(r, "is not a C identifier");
+    r = sample();
+    strcpy(r.policy.params[0].name, "9X");
+    expect_refused(r, "is not a C identifier");
+    r = sample();
+    strcpy(r.policy.params[1].name, "TILE");
+    expect_refused(r, "appears twice");
+    r = sample();
+    r.policy.params[0].value = (1LL << 53) + 1;
+    expect_refused(r, "is outside");
+    r = sample();
+    r.policy.work_dim = 0;
+    expect_refused(r, "work_dim 0 is not 1..3");
+    r = sample();
+    r.policy.global[1] = 0;
+    expect_refused(r, "some but not all");
+    r = sample();
+    r.policy.global[0] = (1ULL << 32) + 16;
+    expect_refused(r, "global[0]");
+    r = sample();
+    r.policy.local[0] = 24;
+    expect_refused(r, "does not divide");
+    r = sample();
+    r.policy.local[0] = 1024, r.policy.local[1] = 16;
+    expect_refused(r, "product 16384");
+    r = sample();
+    r.policy.global[2] = 4;
+    expect_refused(r, "beyond work_dim");
+    r = sample();
+    strcpy(r.kernel_name, "k\x1b[2J");
+    expect_refused(r, "kernel_name");
+    /* the program's own global size kept (all 0) and no local size: valid */
+    r = sample();
+    memset(r.policy.global, 0, sizeof r.policy.global);
+    memset(r.policy.local, 0, sizeof r.policy.local);
+    uint8_t buf[AOE_RECORD_ENCODED_MAX];
+    aoe_record back;
+    char err[256] = "";
+    size_t n = aoe_record_encode(&r, buf, sizeof buf);
+    cr_assert_eq(aoe_record_decode(buf, n, &back, err, sizeof err), 0, "%s", err);
 }
