@@ -50,19 +50,29 @@ static uint64_t job_bytes(const aoe_job *job)
 
 /* The spool's global limits, measured once per capture (captures are rare:
  * once per new operator). */
-static bool room_for(int dfd, const aoe_job *job)
+static bool room_for(int dfd, uint64_t need)
 {
     aoe_spool_usage u;
     uint64_t max_jobs = (uint64_t)aoe_shim.cfg.num[AOE_CFG_SPOOL_MAX_JOBS];
     uint64_t max_bytes = (uint64_t)aoe_shim.cfg.num[AOE_CFG_SPOOL_MAX_MB] << 20;
     aoe_spool_measure(dfd, &u);
-    if (u.jobs < max_jobs && u.bytes + job_bytes(job) <= max_bytes) return true;
+    if (u.jobs < max_jobs && u.bytes + need <= max_bytes) return true;
     aoe_shim_log_once(&g_full_logged, AOE_LOG_WARN,
                       "the spool %s is full (%u jobs, %llu MiB; AOE_SPOOL_MAX_JOBS=%llu, "
                       "AOE_SPOOL_MAX_MB=%llu): operators are not captured until it drains",
                       aoe_shim.spool_dir, u.jobs, (unsigned long long)(u.bytes >> 20),
                       (unsigned long long)max_jobs, (unsigned long long)(max_bytes >> 20));
     return false;
+}
+
+bool aoe_spool_full(void)
+{
+    char why[4400];
+    int dfd = aoe_spool_open(aoe_shim.spool_dir, why, sizeof why);
+    if (dfd < 0) return false; /* absent (created on submit) or refused there */
+    bool full = !room_for(dfd, 1);
+    close(dfd);
+    return full;
 }
 
 int aoe_spool_submit(const aoe_job *job)
@@ -80,21 +90,26 @@ int aoe_spool_submit(const aoe_job *job)
         aoe_shim_log_once(&g_err_logged, AOE_LOG_WARN, "refusing the spool: %s", why);
         return -1;
     }
-    bool skip = aoe_spool_has(&job->key) || !room_for(dfd, job);
-    close(dfd);
-    if (skip) return 0;
-    char tmp[4200], final[4200], suffix[64];
-    snprintf(suffix, sizeof suffix, ".job.tmp%ld", (long)getpid());
-    key_path(&job->key, suffix, tmp, sizeof tmp);
-    key_path(&job->key, ".job", final, sizeof final);
-    if (aoe_job_write(tmp, job)) {
+    if (aoe_spool_has(&job->key) || !room_for(dfd, job_bytes(job))) {
+        close(dfd);
+        return 0;
+    }
+    /* Written through the checked descriptor, so a directory swapped in
+     * meanwhile never receives the job. */
+    char hex[33], tmp[96], final[48];
+    aoe_key_to_hex(&job->key, hex);
+    snprintf(tmp, sizeof tmp, "%s.job.tmp%ld", hex, (long)getpid());
+    snprintf(final, sizeof final, "%s.job", hex);
+    if (aoe_job_write_at(dfd, tmp, job)) {
         aoe_shim_log_once(&g_err_logged, AOE_LOG_WARN, "cannot write a job to %s: %s",
                           aoe_shim.spool_dir, strerror(errno));
-        unlink(tmp);
+        unlinkat(dfd, tmp, 0);
+        close(dfd);
         return -1;
     }
-    /* link() fails when another process queued the same key meanwhile. */
-    int rc = link(tmp, final) == 0 ? 1 : 0;
-    unlink(tmp);
+    /* linkat() fails when another process queued the same key meanwhile. */
+    int rc = linkat(dfd, tmp, dfd, final, 0) == 0 ? 1 : 0;
+    unlinkat(dfd, tmp, 0);
+    close(dfd);
     return rc;
 }

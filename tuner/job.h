@@ -63,6 +63,8 @@ int aoe_job_parse(const char *text, size_t len, aoe_job *job, char *err, size_t 
 
 /* Writes atomically (temp file + rename, mode 0600). Returns 0 or -1 (errno). */
 int aoe_job_write(const char *path, const aoe_job *job);
+/* The same relative to the directory dfd (AT_FDCWD: the working directory). */
+int aoe_job_write_at(int dfd, const char *path, const aoe_job *job);
 
 /* Frees everything a job owns (not the struct itself). */
 void aoe_job_free(aoe_job *job);

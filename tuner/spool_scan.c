@@ -78,10 +78,10 @@ void aoe_spool_measure(int dfd, aoe_spool_usage *u)
         if (e->d_name[0] == '.' || fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
             !S_ISREG(st.st_mode))
             continue;
-        u->bytes += (uint64_t)st.st_size;
         const char *dot = strchr(e->d_name, '.');
-        if (dot &&
-            (!strcmp(dot, ".job") || !strcmp(dot, ".running") || !strncmp(dot, ".job.tmp", 8)))
+        if (!dot || dot - e->d_name != 32) continue; /* not a job's file (tuner.log, lock) */
+        u->bytes += (uint64_t)st.st_size;
+        if (!strcmp(dot, ".job") || !strcmp(dot, ".running") || !strncmp(dot, ".job.tmp", 8))
             u->jobs++;
     }
     closedir(d);

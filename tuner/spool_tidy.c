@@ -151,7 +151,7 @@ void aoe_spool_tidy(int dfd, const char *dir, const aoe_config *cfg)
             snprintf(j->name, sizeof j->name, "%.36s", n); /* <key>.job */
             j->mtime = st.st_mtime, j->size = st.st_size;
             bytes += (uint64_t)st.st_size;
-        } else {
+        } else if (strchr(n, '.') && strchr(n, '.') - n == 32) { /* .running, a live writer's */
             bytes += (uint64_t)st.st_size;
         }
     }
