@@ -196,6 +196,29 @@ static int claim(spool *sp, char key[33])
     return jf;
 }
 
+/* A failure: put back for a later try when it is not the job's fault (at
+ * most AOE_SPOOL_MAX_ATTEMPTS tries, the delay doubling), else recorded. */
+static void failed(spool *sp, const char *key, const char *path, const char *kernel,
+                   const char *why)
+{
+    unsigned attempts;
+    long long nb;
+    read_retry(sp, key, &attempts, &nb);
+    attempts++;
+    if (!aoe_spool_transient(why) || attempts >= AOE_SPOOL_MAX_ATTEMPTS) {
+        fail_job(sp, key, kernel, why, attempts);
+        return;
+    }
+    char name[64], running[64];
+    write_retry(sp, key, attempts, (long long)time(NULL) + (AOE_SPOOL_RETRY_S << (attempts - 1)));
+    snprintf(running, sizeof running, "%s.running", key);
+    snprintf(name, sizeof name, "%s.job", key);
+    renameat(sp->dfd, running, sp->dfd, name);
+    fprintf(stderr, "aoe tune: %s: will retry (attempt %u of %d): %s\n", path, attempts,
+            AOE_SPOOL_MAX_ATTEMPTS, why);
+    sp->st->retried++;
+}
+
 /* Claims and processes one job; returns 1 if one was found, 0 if none. */
 static int one_job(spool *sp)
 {
@@ -210,7 +233,7 @@ static int one_job(spool *sp)
     if (bad) {
         char why[1100];
         snprintf(why, sizeof why, "unreadable job: %s", err);
-        fail_job(sp, key, "?", why, 1);
+        failed(sp, key, path, "?", why);
         return 1;
     }
     if (!job.repeat_tune && sp->known && sp->known(sp->ctx, &job)) {
@@ -218,23 +241,7 @@ static int one_job(spool *sp)
         drop(sp, key, ".running");
         drop(sp, key, ".retry");
     } else if (sp->tune(sp->ctx, path, &job, err, sizeof err)) {
-        unsigned attempts;
-        long long nb;
-        read_retry(sp, key, &attempts, &nb);
-        attempts++;
-        if (aoe_spool_transient(err) && attempts < AOE_SPOOL_MAX_ATTEMPTS) {
-            char name[64], running[64];
-            long long next = (long long)time(NULL) + (AOE_SPOOL_RETRY_S << (attempts - 1));
-            write_retry(sp, key, attempts, next);
-            snprintf(running, sizeof running, "%s.running", key);
-            snprintf(name, sizeof name, "%s.job", key);
-            renameat(sp->dfd, running, sp->dfd, name);
-            fprintf(stderr, "aoe tune: %s: will retry (attempt %u of %d): %s\n", path, attempts,
-                    AOE_SPOOL_MAX_ATTEMPTS, err);
-            sp->st->retried++;
-        } else {
-            fail_job(sp, key, job.kernel_name, err, attempts);
-        }
+        failed(sp, key, path, job.kernel_name, err);
     } else {
         sp->st->tuned++;
         drop(sp, key, ".running");
