@@ -9,9 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-static atomic_int g_err_logged;
+static atomic_int g_err_logged, g_full_logged;
 
 static void key_path(const aoe_key *key, const char *suffix, char *out, size_t len)
 {
@@ -20,44 +21,95 @@ static void key_path(const aoe_key *key, const char *suffix, char *out, size_t l
     snprintf(out, len, "%s/%s%s", aoe_shim.spool_dir, hex, suffix);
 }
 
-static bool exists(const char *path)
-{
-    return access(path, F_OK) == 0;
-}
-
+/* .job and .running are queued; a .failed entry stops recapture only until it
+ * expires (AOE_SPOOL_FAILED_TTL_S), so a failure never shuts an operator out
+ * for ever. Never through a link. */
 bool aoe_spool_has(const aoe_key *key)
 {
     char p[4200];
+    struct stat st;
     /* .job before .running: the tuner renames one into the other atomically,
      * so in this order a claimed job is never missed. */
     static const char *suffixes[] = {".job", ".running", ".failed"};
     for (size_t i = 0; i < 3; i++) {
         key_path(key, suffixes[i], p, sizeof p);
-        if (exists(p)) return true;
+        if (fstatat(AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW)) continue;
+        if (i < 2 || !aoe_spool_failed_expired(&st, time(NULL))) return true;
     }
     return false;
 }
 
+/* What the job will take on disk, roughly (base64 is 4/3 of the bytes). */
+static uint64_t job_bytes(const aoe_job *job)
+{
+    uint64_t n = 4096 + (job->source ? strlen(job->source) : job->binary_size * 4 / 3);
+    for (uint32_t i = 0; i < job->nargs; i++)
+        if (job->args[i].data) n += job->args[i].size * 4 / 3 + 64;
+    return n;
+}
+
+/* The spool's global limits, measured once per capture (captures are rare:
+ * once per new operator). */
+static bool room_for(int dfd, uint64_t need)
+{
+    aoe_spool_usage u;
+    uint64_t max_jobs = (uint64_t)aoe_shim.cfg.num[AOE_CFG_SPOOL_MAX_JOBS];
+    uint64_t max_bytes = (uint64_t)aoe_shim.cfg.num[AOE_CFG_SPOOL_MAX_MB] << 20;
+    aoe_spool_measure(dfd, &u);
+    if (u.jobs < max_jobs && u.bytes + need <= max_bytes) return true;
+    aoe_shim_log_once(&g_full_logged, AOE_LOG_WARN,
+                      "the spool %s is full (%u jobs, %llu MiB; AOE_SPOOL_MAX_JOBS=%llu, "
+                      "AOE_SPOOL_MAX_MB=%llu): operators are not captured until it drains",
+                      aoe_shim.spool_dir, u.jobs, (unsigned long long)(u.bytes >> 20),
+                      (unsigned long long)max_jobs, (unsigned long long)(max_bytes >> 20));
+    return false;
+}
+
+bool aoe_spool_full(void)
+{
+    char why[4400];
+    int dfd = aoe_spool_open(aoe_shim.spool_dir, why, sizeof why);
+    if (dfd < 0) return false; /* absent (created on submit) or refused there */
+    bool full = !room_for(dfd, 1);
+    close(dfd);
+    return full;
+}
+
 int aoe_spool_submit(const aoe_job *job)
 {
+    char why[4400];
     if (aoe_spool_mkdir(aoe_shim.spool_dir)) {
         aoe_shim_log_once(&g_err_logged, AOE_LOG_WARN, "cannot create the spool %s: %s",
                           aoe_shim.spool_dir, strerror(errno));
         return -1;
     }
-    if (aoe_spool_has(&job->key)) return 0;
-    char tmp[4200], final[4200], suffix[64];
-    snprintf(suffix, sizeof suffix, ".job.tmp%ld", (long)getpid());
-    key_path(&job->key, suffix, tmp, sizeof tmp);
-    key_path(&job->key, ".job", final, sizeof final);
-    if (aoe_job_write(tmp, job)) {
-        aoe_shim_log_once(&g_err_logged, AOE_LOG_WARN, "cannot write a job to %s: %s",
-                          aoe_shim.spool_dir, strerror(errno));
-        unlink(tmp);
+    /* A job holds the program's data: never written where someone else can
+     * read, replace or plant jobs. */
+    int dfd = aoe_spool_open(aoe_shim.spool_dir, why, sizeof why);
+    if (dfd < 0) {
+        aoe_shim_log_once(&g_err_logged, AOE_LOG_WARN, "refusing the spool: %s", why);
         return -1;
     }
-    /* link() fails when another process queued the same key meanwhile. */
-    int rc = link(tmp, final) == 0 ? 1 : 0;
-    unlink(tmp);
+    if (aoe_spool_has(&job->key) || !room_for(dfd, job_bytes(job))) {
+        close(dfd);
+        return 0;
+    }
+    /* Written through the checked descriptor, so a directory swapped in
+     * meanwhile never receives the job. */
+    char hex[33], tmp[96], final[48];
+    aoe_key_to_hex(&job->key, hex);
+    snprintf(tmp, sizeof tmp, "%s.job.tmp%ld", hex, (long)getpid());
+    snprintf(final, sizeof final, "%s.job", hex);
+    if (aoe_job_write_at(dfd, tmp, job)) {
+        aoe_shim_log_once(&g_err_logged, AOE_LOG_WARN, "cannot write a job to %s: %s",
+                          aoe_shim.spool_dir, strerror(errno));
+        unlinkat(dfd, tmp, 0);
+        close(dfd);
+        return -1;
+    }
+    /* linkat() fails when another process queued the same key meanwhile. */
+    int rc = linkat(dfd, tmp, dfd, final, 0) == 0 ? 1 : 0;
+    unlinkat(dfd, tmp, 0);
+    close(dfd);
     return rc;
 }

@@ -8,9 +8,14 @@
 
 #include <stdbool.h>
 
-/* true when the spool already holds this key (queued, running or failed). */
+/* true when the spool already holds this key: queued, running, or failed
+ * less than AOE_SPOOL_FAILED_TTL_S (7 days) ago. */
 bool aoe_spool_has(const aoe_key *key);
-/* Returns 1 written, 0 already there, -1 error (logged once). */
+/* true when the spool is at AOE_SPOOL_MAX_JOBS or AOE_SPOOL_MAX_MB (one
+ * directory scan): a capture can stop before reading buffers back. */
+bool aoe_spool_full(void);
+/* Returns 1 written, 0 already there or no room (logged once), -1 error
+ * (logged once; also when the spool is not the user's own). */
 int aoe_spool_submit(const aoe_job *job);
 /* Starts `aoe tune --spool DIR --idle-exit 10` (nice 10, own session, stdio to
  * DIR/tuner.log, environment without LD_PRELOAD), at most once per process. */

@@ -306,11 +306,23 @@ static int parse_root(const cJSON *root, aoe_job *job, char *err, size_t errlen)
 int aoe_job_parse(const char *text, size_t len, aoe_job *job, char *err, size_t errlen)
 {
     memset(job, 0, sizeof *job);
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!root) {
         const char *at = cJSON_GetErrorPtr();
         long off = at && at >= text && at <= text + len ? (long)(at - text) : -1;
         return aoe_errf(err, errlen, "job: not valid JSON (near byte %ld)", off);
+    }
+    /* One object and nothing after it but white space: a job with an appended
+     * tail was damaged or edited, and the tail must not pass unnoticed. */
+    while (end && end < text + len && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
+        end++;
+    if (end && end < text + len) {
+        unsigned char c = (unsigned char)*end;
+        cJSON_Delete(root);
+        return aoe_errf(err, errlen,
+                        "job: unexpected byte 0x%02x ('%c') at offset %ld after the JSON object", c,
+                        c >= 0x20 && c < 0x7f ? c : '?', (long)(end - text));
     }
     int rc = parse_root(root, job, err, errlen);
     cJSON_Delete(root);
@@ -321,17 +333,24 @@ int aoe_job_parse(const char *text, size_t len, aoe_job *job, char *err, size_t 
 int aoe_job_read(const char *path, aoe_job *job, char *err, size_t errlen)
 {
     memset(job, 0, sizeof *job);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO or a device must not wait for a writer; the
+     * descriptor is checked before anything is read from it. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return aoe_errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    int rc = aoe_job_read_fd(fd, path, job, err, errlen);
+    close(fd);
+    return rc;
+}
+
+int aoe_job_read_fd(int fd, const char *path, aoe_job *job, char *err, size_t errlen)
+{
+    memset(job, 0, sizeof *job);
     struct stat st;
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-        close(fd);
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode))
         return aoe_errf(err, errlen, "%s: not a regular file", path);
-    }
     size_t cap = (size_t)st.st_size, n = 0;
     char *text = malloc(cap + 1);
     if (!text) {
-        close(fd);
         return aoe_errf(err, errlen, "%s: out of memory (%zu bytes)", path, cap);
     }
     for (;;) { /* the file may change size under us: read what is there */
@@ -339,7 +358,6 @@ int aoe_job_read(const char *path, aoe_job *job, char *err, size_t errlen)
             char *t = realloc(text, (cap = cap * 2 + 4096) + 1);
             if (!t) {
                 free(text);
-                close(fd);
                 return aoe_errf(err, errlen, "%s: out of memory", path);
             }
             text = t;
@@ -349,13 +367,11 @@ int aoe_job_read(const char *path, aoe_job *job, char *err, size_t errlen)
         if (r < 0) {
             int e = errno;
             free(text);
-            close(fd);
             return aoe_errf(err, errlen, "cannot read %s: %s", path, strerror(e));
         }
         if (r == 0) break;
         n += (size_t)r;
     }
-    close(fd);
     text[n] = '\0';
     int rc = aoe_job_parse(text, n, job, err, errlen);
     free(text);

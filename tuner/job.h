@@ -56,10 +56,15 @@ typedef struct {
 /* Reads and validates a job file. Returns 0, or -1 with a message naming the
  * field at fault (e.g. "args[2].size: expected a non-negative integer"). */
 int aoe_job_read(const char *path, aoe_job *job, char *err, size_t errlen);
+/* The same from an open descriptor (not closed; the caller checked who owns
+ * it); path only names the file in messages. */
+int aoe_job_read_fd(int fd, const char *path, aoe_job *job, char *err, size_t errlen);
 int aoe_job_parse(const char *text, size_t len, aoe_job *job, char *err, size_t errlen);
 
 /* Writes atomically (temp file + rename, mode 0600). Returns 0 or -1 (errno). */
 int aoe_job_write(const char *path, const aoe_job *job);
+/* The same relative to the directory dfd (AT_FDCWD: the working directory). */
+int aoe_job_write_at(int dfd, const char *path, const aoe_job *job);
 
 /* Frees everything a job owns (not the struct itself). */
 void aoe_job_free(aoe_job *job);

@@ -152,6 +152,11 @@ static int writable(const aoe_job *job)
 
 int aoe_job_write(const char *path, const aoe_job *job)
 {
+    return aoe_job_write_at(AT_FDCWD, path, job);
+}
+
+int aoe_job_write_at(int dfd, const char *path, const aoe_job *job)
+{
     if (!path || !job || !writable(job)) {
         errno = EINVAL;
         return -1;
@@ -160,10 +165,12 @@ int aoe_job_write(const char *path, const aoe_job *job)
     char *tmp = malloc(plen + 32);
     if (!tmp) return -1;
     snprintf(tmp, plen + 32, "%s.tmp%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    /* O_EXCL|O_NOFOLLOW: never through a planted link */
+    int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    int fd = openat(dfd, tmp, flags, 0600);
     if (fd < 0 && errno == EEXIST) { /* left by a dead process with our pid */
-        unlink(tmp);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        unlinkat(dfd, tmp, 0);
+        fd = openat(dfd, tmp, flags, 0600);
     }
     if (fd < 0) {
         int e = errno;
@@ -175,7 +182,7 @@ int aoe_job_write(const char *path, const aoe_job *job)
     if (!f) {
         int e = errno;
         close(fd);
-        unlink(tmp);
+        unlinkat(dfd, tmp, 0);
         free(tmp);
         errno = e;
         return -1;
@@ -184,8 +191,8 @@ int aoe_job_write(const char *path, const aoe_job *job)
     int e = errno;
     if (fflush(f) || ferror(f)) rc = -1, e = errno ? errno : EIO;
     if (fclose(f)) rc = -1, e = errno;
-    if (!rc && rename(tmp, path)) rc = -1, e = errno;
-    if (rc) unlink(tmp);
+    if (!rc && renameat(dfd, tmp, dfd, path)) rc = -1, e = errno;
+    if (rc) unlinkat(dfd, tmp, 0);
     free(tmp);
     errno = rc ? e : 0;
     return rc;

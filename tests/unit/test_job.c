@@ -517,3 +517,43 @@ Test(job, rewrite_replaces_atomically)
     cr_expect_eq(r.max_evals, 5);
     aoe_job_free(&r);
 }
+
+/* Issue 12 item 21: one JSON object and nothing but white space after it. */
+Test(job, trailing_garbage_is_rejected_naming_the_byte)
+{
+    aoe_job j = sample_job(), r;
+    char err[256] = "";
+    cr_assert_eq(aoe_job_write(path_of("t.job"), &j), 0);
+    char *text = slurp(path_of("t.job"));
+    size_t n = strlen(text);
+    char *buf = malloc(n + 16);
+    cr_assert_not_null(buf);
+    snprintf(buf, n + 16, "%s \n\t", text);
+    cr_expect_eq(aoe_job_parse(buf, strlen(buf), &r, err, sizeof err), 0, "white space: %s", err);
+    aoe_job_free(&r);
+    const char *tails[] = {"x", " {}", "\n]", "\n{\"format\":1}"};
+    for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+        snprintf(buf, n + 16, "%s%s", text, tails[i]);
+        err[0] = '\0';
+        cr_expect_eq(aoe_job_parse(buf, strlen(buf), &r, err, sizeof err), -1, "tail %zu accepted",
+                     i);
+        cr_expect_not_null(strstr(err, "after the JSON object"), "tail %zu: %s", i, err);
+    }
+    snprintf(buf, n + 16, "%sx", text);
+    aoe_job_parse(buf, strlen(buf), &r, err, sizeof err);
+    char want[64];
+    snprintf(want, sizeof want, "0x78 ('x') at offset %zu", n);
+    cr_expect_not_null(strstr(err, want), "%s", err);
+    free(buf);
+    free(text);
+}
+
+/* Issue 12 item 13: a FIFO is refused without waiting for a writer. */
+Test(job, fifo_is_refused_without_blocking, .timeout = 10)
+{
+    aoe_job r;
+    char err[256] = "";
+    cr_assert_eq(mkfifo(path_of("f.job"), 0600), 0);
+    cr_expect_eq(aoe_job_read(path_of("f.job"), &r, err, sizeof err), -1);
+    cr_expect_not_null(strstr(err, "not a regular file"), "%s", err);
+}

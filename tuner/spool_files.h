@@ -1,0 +1,28 @@
+/* Inside the tuner's spool loop (spool.c, spool_tidy.c): small private files
+ * written beside the jobs, and the housekeeping done at start. */
+#ifndef AOE_SPOOL_FILES_H
+#define AOE_SPOOL_FILES_H
+
+#include "preload/config.h"
+
+#include <stddef.h>
+#include <time.h>
+
+/* Replaces dfd/name with text: a new 0600 temporary file (O_EXCL, never
+ * through a link) renamed over it, so a planted link is replaced, not
+ * followed. Returns 0 or -1 (errno). */
+int aoe_spool_write_file(int dfd, const char *name, const char *text, size_t len);
+
+/* Writes <key>.failed (key, kernel, reason, time: no payload) and the
+ * one-line <key>.failed.txt. */
+void aoe_spool_write_failed(int dfd, const char *key, const char *kernel, const char *why,
+                            unsigned attempts, time_t when);
+
+/* At start, with the lock held: removes the temporary files of dead writers,
+ * expired .failed entries and orphan .retry files, strips .failed files that
+ * still hold a payload, and removes the newest jobs beyond the spool's limits.
+ * Only files of the user, never through a link. One line on stderr for what
+ * was done. */
+void aoe_spool_tidy(int dfd, const char *dir, const aoe_config *cfg);
+
+#endif
