@@ -48,6 +48,9 @@ const aoe_cfg_decl aoe_cfg_table[AOE_CFG_COUNT] = {
     [AOE_CFG_STRATEGY] = {"AOE_STRATEGY", AOE_CFG_ENUM, "auto",
                           "auto|brute|random|annealing|genetic|ils|surrogate",
                           "Search strategy of the tuner (auto: the project's best)."},
+    [AOE_CFG_TUNER_IDLE_EXIT] = {"AOE_TUNER_IDLE_EXIT", AOE_CFG_INT, "10", "1..86400",
+                                 "Seconds the background tuner waits for a new job before it "
+                                 "exits; the shim starts it again when it queues a job."},
 };
 
 static const char *type_name(aoe_cfg_type t)

@@ -27,6 +27,7 @@ typedef enum {
     AOE_CFG_MAX_EVALS,
     AOE_CFG_TIME_LIMIT,
     AOE_CFG_STRATEGY,
+    AOE_CFG_TUNER_IDLE_EXIT,
     AOE_CFG_COUNT
 } aoe_cfg_id;
 
