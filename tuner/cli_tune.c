@@ -159,7 +159,7 @@ int aoe_cmd_tune(int argc, char **argv)
     }
     if (c.idle_priority) {
         char perr[256];
-        if (aoe_lowest_priority(perr, sizeof perr))
+        if (aoe_lowest_priority(c.detach, perr, sizeof perr))
             fprintf(stderr, "aoe tune: lowest priority not fully set: %s\n", perr);
     }
     aoe_config cfg;

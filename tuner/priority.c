@@ -1,6 +1,7 @@
 #include "tuner/priority.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,9 +14,23 @@
 #define AOE_IOPRIO_CLASS_IDLE 3
 #define AOE_IOPRIO_WHO_PROCESS 1
 
-int aoe_lowest_priority(char *err, size_t errlen)
+/* With autogroup scheduling (on by default in most distributions' kernels)
+ * CPU time is shared between sessions first: a tuner alone in its session
+ * would get a full session's share whatever its own policy. Nice 19 for the
+ * session makes that share the smallest there is. */
+static void autogroup_lowest(void)
+{
+    int fd = open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return; /* no autogroup: the policy alone decides */
+    if (write(fd, "19", 2) < 0) {
+    }
+    close(fd);
+}
+
+int aoe_lowest_priority(int own_session, char *err, size_t errlen)
 {
     int rc = 0;
+    if (own_session) autogroup_lowest();
     struct sched_param sp = {0};
     if (sched_setscheduler(0, SCHED_IDLE, &sp)) {
         snprintf(err, errlen, "SCHED_IDLE: %s (running at nice 19)", strerror(errno));
@@ -38,5 +53,6 @@ int aoe_detach(void)
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid > 0) _exit(0);
+    setsid(); /* a session (and autogroup) of our own, no controlling terminal */
     return 0;
 }

@@ -6,12 +6,14 @@
 
 #include <stddef.h>
 
-/* For the calling process and every thread or child it creates later.
+/* For the calling process and every thread or child it creates later;
+ * own_session (a detached tuner): also its session's autogroup at nice 19.
  * Returns 0, or -1 with what could not be set in err (then nice 19 at least). */
-int aoe_lowest_priority(char *err, size_t errlen);
+int aoe_lowest_priority(int own_session, char *err, size_t errlen);
 
-/* Forks; the parent exits 0 at once, the child returns 0 (-1: fork failed).
- * Whoever started us reaps a short-lived process and never our real work. */
+/* Forks; the parent exits 0 at once, the child starts its own session and
+ * returns 0 (-1: fork failed). Whoever started us reaps a short-lived
+ * process and never our real work. */
 int aoe_detach(void);
 
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 12, items 12, 15 and 17: the background tuner is started without a
 # shell or `nice` (it runs with PATH lacking both), at the lowest CPU and I/O
-# priority (SCHED_IDLE, idle I/O class); with umask 022 the bank and spool
+# priority (SCHED_IDLE, idle I/O class, its own autogroup at nice 19); with umask 022 the bank and spool
 # directories are 0700 and tuner.log and the result file 0600; an existing
 # spool of ours is tightened to 0700; a tuner.log that cannot be opened puts
 # no noise on the program's stderr and the job is tuned all the same.
@@ -24,6 +24,12 @@ done
 [ -n "$pid" ] || fail "no background tuner started with PATH=/nonexistent: $(cat "$T/err1")"
 chrt -p "$pid" | grep -q SCHED_IDLE || fail "tuner not at SCHED_IDLE: $(chrt -p "$pid")"
 ionice -p "$pid" | grep -q '^idle' || fail "tuner not in the idle I/O class: $(ionice -p "$pid")"
+# with autogroup scheduling, sessions share the CPU first: the tuner's own
+# session must be at nice 19, else SCHED_IDLE alone does not hold it back
+if [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ]; then
+  grep -q 'nice 19' "/proc/$pid/autogroup" || fail "tuner's autogroup: $(cat "/proc/$pid/autogroup")"
+  [ "$(cat /proc/$pid/autogroup)" != "$(cat /proc/self/autogroup)" ] || fail "tuner shares our autogroup"
+fi
 wait_drained "$spool"
 "$AOE" bank list | grep -q transpose || fail "not tuned: $(cat "$spool/tuner.log")"
 mode() { stat -c %a "$1"; }
