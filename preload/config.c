@@ -58,6 +58,9 @@ const aoe_cfg_decl aoe_cfg_table[AOE_CFG_COUNT] = {
                               "Host memory (MiB) the tuner's worker may use for one job; a job "
                               "whose estimated peak is larger is skipped with the reason (0: half "
                               "of MemAvailable when the job starts)."},
+    [AOE_CFG_TUNER_IDLE_EXIT] = {"AOE_TUNER_IDLE_EXIT", AOE_CFG_INT, "10", "1..86400",
+                                 "Seconds the background tuner waits for a new job before it "
+                                 "exits; the shim starts it again when it queues a job."},
 };
 
 static const char *type_name(aoe_cfg_type t)

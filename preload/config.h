@@ -30,6 +30,7 @@ typedef enum {
     AOE_CFG_TIME_LIMIT,
     AOE_CFG_STRATEGY,
     AOE_CFG_TUNER_MAX_MB,
+    AOE_CFG_TUNER_IDLE_EXIT,
     AOE_CFG_COUNT
 } aoe_cfg_id;
 

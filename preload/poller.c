@@ -4,6 +4,7 @@
  * builds variant programs off the launching threads, and rewrites the result
  * file. Launches themselves never make a syscall to learn about results. */
 #include "preload/log.h"
+#include "preload/log_memo.h"
 #include "preload/op_table.h"
 #include "preload/result_file.h"
 #include "preload/shim.h"
@@ -21,7 +22,8 @@ static pthread_t g_thread;
 static int g_started, g_stop, g_wake;
 static _Atomic(aoe_bank *) g_bank;
 static pthread_mutex_t g_bank_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_int g_bank_logged, g_active_logged;
+static atomic_int g_active_logged;
+static aoe_log_memo g_bank_memo;
 static uint64_t g_last_gen;
 
 aoe_bank *aoe_shim_bank(void)
@@ -36,10 +38,12 @@ aoe_bank *aoe_shim_bank(void)
         /* A bank that does not exist yet is normal (the tuner creates it). */
         if (stat(aoe_shim.bank_path, &st) == 0) {
             b = aoe_bank_open(aoe_shim.bank_path, AOE_BANK_READONLY, err, sizeof err);
-            if (!b)
-                aoe_shim_log_once(&g_bank_logged, AOE_LOG_WARN, "bank %s: %s (running untuned)",
-                                  aoe_shim.bank_path, err);
-            else
+            /* EAGAIN: not created yet, or a tuner is creating it now (say
+             * nothing); a real error once per distinct message. */
+            if (!b && errno != EAGAIN)
+                aoe_log_changed(&g_bank_memo, AOE_LOG_WARN, "bank %s: %s (running untuned)",
+                                aoe_shim.bank_path, err);
+            else if (b)
                 atomic_store_explicit(&g_bank, b, memory_order_release);
         }
     }
@@ -176,5 +180,5 @@ void aoe_poller_atfork_child(void)
     g_started = g_stop = g_wake = 0;
     g_last_gen = 0;
     atomic_store(&g_bank, NULL);
-    atomic_store(&g_bank_logged, 0);
+    atomic_store(&g_bank_memo, 0);
 }

@@ -1,5 +1,6 @@
 #include "preload/result_file.h"
 
+#include "preload/fs_safe.h"
 #include "preload/log.h"
 #include "preload/op_table.h"
 #include "preload/shim.h"
@@ -125,18 +126,14 @@ static int write_file(summary *out)
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     if (!text) return -1;
-    char path[4400], tmp[4500];
-    snprintf(path, sizeof path, "%s/%s.json", aoe_shim.result_dir, g_name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int rc = -1;
-    FILE *f = fopen(tmp, "w");
-    if (f) {
-        size_t len = strlen(text);
-        rc = (fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF) ? 0 : -1;
-        if (fclose(f)) rc = -1;
-        if (rc == 0) rc = rename(tmp, path);
-        if (rc) unlink(tmp);
-    }
+    /* A temporary file created O_EXCL|O_NOFOLLOW, 0600, renamed into place:
+     * the result directory may be a shared working directory where someone
+     * planted "<name>.json.tmp" as a link to one of our files. */
+    char name[200];
+    snprintf(name, sizeof name, "%s.json", g_name);
+    size_t len = strlen(text);
+    text[len] = '\n'; /* cJSON_Print's buffer has room: its terminator */
+    int rc = aoe_fs_write_file(aoe_shim.result_dir, name, text, len + 1);
     free(text);
     return rc;
 }

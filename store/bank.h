@@ -14,11 +14,14 @@ typedef struct aoe_bank aoe_bank;
 
 typedef enum {
     AOE_BANK_READWRITE = 0, /* create if missing (dir 0700, files 0600) */
-    AOE_BANK_READONLY = 1   /* never creates; fails if there is no bank */
+    AOE_BANK_READONLY = 1,  /* never creates; fails if there is no bank */
+    AOE_BANK_WRITE = 2      /* READWRITE, but an unwritable bank fails instead */
 } aoe_bank_mode;
 
 /* Opens the bank at path (a directory). On failure returns NULL with one clear
- * message in err (not a directory, not a bank, not writable, corrupt, ...). */
+ * message in err (not a directory, not a bank, not writable, corrupt, not the
+ * user's own, ...) and errno EAGAIN when, read-only, the bank does not exist
+ * yet or is being created (normal on a first run: callers may stay quiet). */
 aoe_bank *aoe_bank_open(const char *path, aoe_bank_mode mode, char *err, size_t errlen);
 void aoe_bank_close(aoe_bank *bank);
 const char *aoe_bank_path(const aoe_bank *bank);

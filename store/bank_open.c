@@ -1,6 +1,7 @@
 /* Opening a bank: checks the path, opens the LMDB environment, clears stale
  * reader slots, creates or checks the meta database. Every way a path can be
  * wrong gets one message that says what is wrong and where. */
+#include "preload/fs_safe.h"
 #include "preload/log.h"
 #include "store/bank_internal.h"
 
@@ -17,21 +18,13 @@
         if (errlen) snprintf(err, errlen, __VA_ARGS__);                                            \
         goto fail;                                                                                 \
     } while (0)
-
-/* mkdir -p with mode 0700 for every directory it creates. */
-static int mkdir_p(const char *path)
-{
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) return errno = ENAMETOOLONG, -1;
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(tmp, 0700) && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    if (mkdir(tmp, 0700) && errno != EEXIST) return -1;
-    return 0;
-}
+/* A read-only open of a bank that does not exist yet or is being created by
+ * a tuner right now: normal on a first run (errno EAGAIN, callers stay quiet). */
+#define PENDINGF(...)                                                                              \
+    do {                                                                                           \
+        pending = b->readonly;                                                                     \
+        FAILF(__VA_ARGS__);                                                                        \
+    } while (0)
 
 /* A directory without data.mdb is only taken over when it holds nothing but
  * what AOE itself puts there (lock file, spool, dot files). */
@@ -119,7 +112,7 @@ static int meta_put_u64(MDB_txn *txn, MDB_dbi dbi, const char *name, uint64_t v)
 }
 
 /* Opens (or in read-write mode creates) the meta database and checks the format. */
-static int open_meta(aoe_bank *b, char *err, size_t errlen)
+static int open_meta(aoe_bank *b, char *err, size_t errlen, bool *pending)
 {
     MDB_txn *txn;
     MDB_dbi main_dbi;
@@ -134,6 +127,8 @@ static int open_meta(aoe_bank *b, char *err, size_t errlen)
         if (!mdb_dbi_open(txn, NULL, 0, &main_dbi)) mdb_stat(txn, main_dbi, &st);
         if (rc == MDB_INCOMPATIBLE || st.ms_entries > 0 || b->readonly) {
             mdb_txn_abort(txn);
+            /* empty and read-only: a tuner is creating the meta data now */
+            *pending = b->readonly && rc == MDB_NOTFOUND && st.ms_entries == 0;
             snprintf(err, errlen,
                      "%s is not an AOE knowledge bank (an LMDB database without AOE's meta data)",
                      b->path);
@@ -196,6 +191,7 @@ aoe_bank *aoe_bank_open(const char *path, aoe_bank_mode mode, char *err, size_t 
 {
     char name[256], data[PATH_MAX + 16], scratch[8];
     struct stat st;
+    bool pending = false;
     if (!err || !errlen) err = scratch, errlen = sizeof scratch; /* messages are optional */
     aoe_bank *b = calloc(1, sizeof *b);
     if (!b) FAILF("out of memory");
@@ -207,29 +203,44 @@ aoe_bank *aoe_bank_open(const char *path, aoe_bank_mode mode, char *err, size_t 
         FAILF("bank path too long: %s", path);
     b->readonly = mode == AOE_BANK_READONLY;
 
-    if (stat(path, &st)) {
+    if (lstat(path, &st)) {
         if (errno != ENOENT) FAILF("cannot access bank %s: %s", path, strerror(errno));
-        if (b->readonly) FAILF("no knowledge bank at %s (the directory does not exist)", path);
-        if (mkdir_p(path)) FAILF("cannot create bank directory %s: %s", path, strerror(errno));
-    } else if (!S_ISDIR(st.st_mode)) {
+        if (b->readonly) PENDINGF("no knowledge bank at %s (the directory does not exist)", path);
+    } else if (S_ISREG(st.st_mode)) {
         FAILF("%s is a file, not a bank directory (TUNE_BANK_PATH must name a directory)", path);
     }
+    /* The directory must be ours (or root's, used read-only): whoever
+     * can write it can plant lock.mdb or data.mdb as a link to our files. */
+    if (aoe_fs_private_dir(path, AOE_FS_ROOT_OK | (b->readonly ? 0 : AOE_FS_CREATE), err, errlen))
+        goto fail;
+    if (lstat(path, &st)) FAILF("cannot access bank %s: %s", path, strerror(errno));
+    unsigned owner = (unsigned)st.st_uid;
+    char lock[PATH_MAX + 16];
     snprintf(data, sizeof data, "%s/data.mdb", path);
-    bool have_data = !stat(data, &st);
-    if (have_data && !S_ISREG(st.st_mode)) FAILF("%s is not a regular file: not a bank", data);
+    snprintf(lock, sizeof lock, "%s/lock.mdb", path);
+    int have = aoe_fs_check_file(data, owner, err, errlen);
+    if (have < 0 || aoe_fs_check_file(lock, owner, err, errlen) < 0) goto fail;
+    bool have_data = have == 1;
     if (!have_data) {
         int f = foreign_entry(path, name, sizeof name);
         if (f < 0) FAILF("cannot read bank directory %s: %s", path, strerror(errno));
         if (f)
             FAILF("%s is not an AOE knowledge bank: it holds other files ('%s') and no data.mdb",
                   path, name);
-        if (b->readonly) FAILF("no knowledge bank at %s (no data.mdb)", path);
+        if (b->readonly) PENDINGF("no knowledge bank at %s (no data.mdb)", path);
     }
     if (!b->readonly && !(!access(path, W_OK) && file_writable(path, "data.mdb") &&
                           file_writable(path, "lock.mdb"))) {
         if (!have_data) FAILF("cannot create a bank in %s: not writable", path);
+        if (mode == AOE_BANK_WRITE) FAILF("bank %s is not writable (read-only)", path);
         AOE_WARN("bank %s is not writable: opened read-only, new results will not be saved", path);
         b->readonly = true;
+    }
+    /* LMDB opens both files following links: create them ourselves (O_EXCL,
+     * O_NOFOLLOW, 0600) so it only ever finds our own regular files. */
+    if (owner == (unsigned)geteuid()) {
+        if (!have_data && aoe_fs_ensure_file(data, err, errlen)) goto fail;
+        if (aoe_fs_ensure_file(lock, err, errlen) && errno != EACCES && errno != EROFS) goto fail;
     }
 
     unsigned flags = MDB_NOTLS | (b->readonly ? MDB_RDONLY : 0);
@@ -241,6 +252,8 @@ aoe_bank *aoe_bank_open(const char *path, aoe_bank_mode mode, char *err, size_t 
         rc = env_open(b, flags | MDB_NOLOCK, false);
         b->nolock = rc == 0;
     }
+    if (rc && b->readonly && !stat(data, &st) && st.st_size == 0)
+        PENDINGF("no knowledge bank at %s (data.mdb is being created)", path);
     if (rc == ENOENT && b->readonly) FAILF("no knowledge bank at %s", path);
     if (rc) FAILF("cannot open bank %s: %s", path, open_error(rc));
     if (check_size(b, err, errlen)) goto fail;
@@ -249,10 +262,11 @@ aoe_bank *aoe_bank_open(const char *path, aoe_bank_mode mode, char *err, size_t 
         mdb_reader_check(b->env, &dead);
         if (dead) AOE_DEBUG("bank %s: cleared %d stale reader slot(s)", path, dead);
     }
-    if (open_meta(b, err, errlen)) goto fail;
+    if (open_meta(b, err, errlen, &pending)) goto fail;
     return b;
 fail:
     if (b) aoe_bank_close(b);
+    errno = pending ? EAGAIN : EIO;
     return NULL;
 }
 

@@ -4,6 +4,7 @@
 #include "store/bank.h"
 #include "tuner/cli.h"
 #include "tuner/cli_tune.h"
+#include "tuner/priority.h"
 #include "tuner/runner.h"
 #include "tuner/spool.h"
 #include "tuner/strategy.h"
@@ -41,6 +42,9 @@ static void usage(FILE *out)
             "  --spool DIR       tune every <key>.job in DIR (one tuner per DIR)\n"
             "  --idle-exit S     with --spool: exit after S seconds without a new job\n"
             "                    (default 0: as soon as the spool is empty)\n"
+            "  --idle-priority   run at the lowest CPU and I/O priority (SCHED_IDLE, idle\n"
+            "                    I/O class), as the background tuner does\n"
+            "  --detach          fork into the background at once (exit status 0)\n"
             "\n"
             "Exit status: 0 every job tuned, 1 a job failed, 2 usage error.\n");
 }
@@ -92,6 +96,10 @@ static int parse_args(int argc, char **argv, aoe_tune_cli *c)
             c->json = 1;
         } else if (!strcmp(a, "--dry-run")) {
             c->dry_run = 1;
+        } else if (!strcmp(a, "--idle-priority")) {
+            c->idle_priority = 1;
+        } else if (!strcmp(a, "--detach")) {
+            c->detach = 1;
         } else if (!strcmp(a, "--auto-defines")) {
             c->auto_defines = 1;
         } else if (!strcmp(a, "--strategy") || !strcmp(a, "--bank") || !strcmp(a, "--spool")) {
@@ -144,8 +152,17 @@ int aoe_cmd_tune(int argc, char **argv)
         fprintf(stderr, "aoe tune: give job files or --spool DIR (see aoe tune --help)\n");
         goto out;
     }
-    aoe_config cfg;
     rc = AOE_EXIT_FAIL;
+    if (c.detach && aoe_detach()) {
+        fprintf(stderr, "aoe tune: cannot fork into the background: %s\n", strerror(errno));
+        goto out;
+    }
+    if (c.idle_priority) {
+        char perr[256];
+        if (aoe_lowest_priority(c.detach, perr, sizeof perr))
+            fprintf(stderr, "aoe tune: lowest priority not fully set: %s\n", perr);
+    }
+    aoe_config cfg;
     if (aoe_cli_config(&cfg)) goto out;
     if (!c.strategy) c.strategy = cfg.text[AOE_CFG_STRATEGY];
     int known = 0;
@@ -165,9 +182,14 @@ int aoe_cmd_tune(int argc, char **argv)
             fprintf(stderr, "aoe tune: no bank path: set TUNE_BANK_PATH or HOME\n");
             goto out;
         }
-        c.bank_handle = aoe_bank_open(path, AOE_BANK_READWRITE, err, sizeof err);
+        /* AOE_BANK_WRITE: a bank we cannot write fails now, not after the
+         * whole tuning budget was spent on results that cannot be saved. */
+        c.bank_handle = aoe_bank_open(path, AOE_BANK_WRITE, err, sizeof err);
         if (!c.bank_handle) {
-            fprintf(stderr, "aoe tune: %s\n", err);
+            fprintf(stderr, "aoe tune: %s%s\n", err,
+                    strstr(err, "not writable") ? "; nothing would be saved (--dry-run measures "
+                                                  "without saving)"
+                                                : "");
             goto out;
         }
     }

@@ -19,6 +19,7 @@ typedef struct {
     double idle_exit;
     uint64_t seed;
     int seed_set, json, dry_run, auto_defines, help;
+    int idle_priority, detach; /* --idle-priority, --detach (the shim's tuner) */
     const aoe_config *cfg;
     char tunables_dir[4096];
     aoe_bank *bank_handle;

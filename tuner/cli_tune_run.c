@@ -5,9 +5,12 @@
 #include "tuner/cli_tune.h"
 #include "tuner/spool.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct {
@@ -156,23 +159,49 @@ int aoe_tune_files(aoe_tune_cli *c)
     return finish(&x, rc);
 }
 
+/* A job queued after the tuner's last look and before it released the lock
+ * finds no tuner to start (the shim only starts one when the lock is free):
+ * the tuner looks once more after releasing it. */
+static int job_waiting(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    struct dirent *e;
+    int found = 0;
+    struct stat st;
+    while (!found && (e = readdir(d))) {
+        /* only what a tuner would claim: our own regular files */
+        found = strlen(e->d_name) == 36 && !strcmp(e->d_name + 32, ".job") &&
+                !fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
+                st.st_uid == geteuid() && !(st.st_mode & 022);
+    }
+    closedir(d);
+    return found;
+}
+
 int aoe_tune_spool(aoe_tune_cli *c)
 {
     run_ctx x = {.c = c, .tty = isatty(STDERR_FILENO)};
-    aoe_spool_stats st;
+    aoe_spool_stats st, sum = {0};
     char err[512];
-    if (aoe_spool_run(c->spool, c->idle_exit, tune_one, known, &x, &st, err, sizeof err)) {
-        fprintf(stderr, "aoe tune: %s\n", err);
-        finish(&x, AOE_EXIT_FAIL);
-        return AOE_EXIT_FAIL;
-    }
-    if (st.busy) { /* another tuner owns this spool: silently done */
+    int idle_rounds = 0; /* bounded: a job no tuner claims must not keep us */
+    do {
+        if (aoe_spool_run(c->spool, c->idle_exit, tune_one, known, &x, &st, err, sizeof err)) {
+            fprintf(stderr, "aoe tune: %s\n", err);
+            finish(&x, AOE_EXIT_FAIL);
+            return AOE_EXIT_FAIL;
+        }
+        sum.tuned += st.tuned, sum.failed += st.failed, sum.skipped += st.skipped;
+        idle_rounds = st.tuned + st.failed + st.skipped ? 0 : idle_rounds + 1;
+    } while (!st.busy && idle_rounds < 3 && job_waiting(c->spool));
+    if (st.busy && !sum.tuned && !sum.failed && !sum.skipped) {
+        /* another tuner owns this spool: silently done */
         free(x.rows);
         return AOE_EXIT_OK;
     }
     if (!c->json)
         fprintf(stderr,
                 "aoe tune: spool %s: %u tuned, %u failed, %u skipped (already in the bank)\n",
-                c->spool, st.tuned, st.failed, st.skipped);
-    return finish(&x, st.failed ? AOE_EXIT_FAIL : AOE_EXIT_OK);
+                c->spool, sum.tuned, sum.failed, sum.skipped);
+    return finish(&x, sum.failed ? AOE_EXIT_FAIL : AOE_EXIT_OK);
 }

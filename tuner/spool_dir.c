@@ -1,10 +1,10 @@
 /* Where the spool lives; linked into the shim too, so no runtime calls here. */
 #include "tuner/spool.h"
 
-#include <errno.h>
+#include "preload/fs_safe.h"
+#include "tuner/spool_dir.h"
+
 #include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
 
 int aoe_spool_dir(const aoe_config *cfg, char *out, size_t outlen)
 {
@@ -20,26 +20,14 @@ int aoe_spool_dir(const aoe_config *cfg, char *out, size_t outlen)
     return n < 0 || (size_t)n >= outlen ? -1 : 0;
 }
 
+int aoe_spool_mkdir_err(const char *dir, char *err, size_t errlen)
+{
+    /* The spool holds jobs (code and data) and the tuner's log: it must be
+     * ours alone; one we own with wider permissions is tightened to 0700. */
+    return aoe_fs_private_dir(dir, AOE_FS_CREATE | AOE_FS_TIGHTEN, err, errlen);
+}
+
 int aoe_spool_mkdir(const char *dir)
 {
-    char tmp[4096];
-    size_t len = strlen(dir);
-    if (len == 0 || len >= sizeof tmp) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    memcpy(tmp, dir, len + 1);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(tmp, 0700) && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    if (mkdir(tmp, 0700) && errno != EEXIST) return -1;
-    struct stat st;
-    if (stat(tmp, &st) || !S_ISDIR(st.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
+    return aoe_spool_mkdir_err(dir, NULL, 0);
 }
