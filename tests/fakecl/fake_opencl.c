@@ -7,6 +7,11 @@
  *   fakecl: kernel=NAME options="OPTS" local=L launches=N
  * (L: launches with an explicit local size) and a total line:
  *   fakecl: total_launches=N
+ * Like a real compiler, the first clBuildProgram creates "compiler state"
+ * that an exit handler registered then tears down; a build that runs after
+ * or during the teardown aborts. FAKECL_BUILD_SLOW=STR: a clBuildProgram
+ * whose options contain STR takes about 0.5 s, after creating the file
+ * FAKECL_BUILD_SLOW_MARK when that is set.
  * Not thread-safe beyond what the shim's poller needs (object creation is
  * serialised; launch counters are plain, one launching thread assumed). */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -14,9 +19,11 @@
 #include <CL/cl.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 #define FAKE_MAX_ARGS 64
@@ -360,12 +367,41 @@ EXPORT cl_program clCreateProgramWithBinary(cl_context ctx, cl_uint ndev, const 
     return NULL;
 }
 
+/* 0: none yet, 1: alive, 2: torn down by the exit. */
+static atomic_int g_compiler;
+
+static void compiler_teardown(void)
+{
+    atomic_store(&g_compiler, 2);
+}
+
+static void compiler_enter(void)
+{
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&g_compiler, &expect, 1)) atexit(compiler_teardown);
+    if (expect == 2) {
+        fprintf(stderr, "fakecl: clBuildProgram after the compiler's teardown\n");
+        abort();
+    }
+}
+
 EXPORT cl_int clBuildProgram(cl_program p, cl_uint ndev, const cl_device_id *devs,
                              const char *options, void(CL_CALLBACK *notify)(cl_program, void *),
                              void *user)
 {
     (void)ndev, (void)devs;
     if (!p) return CL_INVALID_PROGRAM;
+    compiler_enter();
+    const char *slow = getenv("FAKECL_BUILD_SLOW");
+    if (slow && *slow && options && strstr(options, slow)) {
+        const char *mark = getenv("FAKECL_BUILD_SLOW_MARK");
+        FILE *f = mark ? fopen(mark, "w") : NULL;
+        if (f) fclose(f);
+        for (int i = 0; i < 50; i++) {
+            usleep(10000);
+            compiler_enter();
+        }
+    }
     char *o = strdup(options ? options : "");
     if (!o) return CL_OUT_OF_HOST_MEMORY;
     free(p->options);
