@@ -5,6 +5,7 @@
 #include "hooks/opencl_internal.h"
 
 #include "preload/log.h"
+#include "preload/poller.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,9 @@ aoe_cl_variant *aoe_cl_variant_get(aoe_cl_program *p, const aoe_policy_entry *po
     for (aoe_cl_variant *v = atomic_load_explicit(&p->variants, memory_order_acquire); v;
          v = v->next)
         if (v->pol == pol) return v;
-    /* First request for this program and policy (not the steady state). */
+    /* First request for this program and policy (not the steady state).
+     * None once the exit has begun: the default runs. */
+    if (aoe_poller_stopping()) return NULL;
     aoe_cl_variant *v = calloc(1, sizeof *v);
     if (!v) return NULL;
     v->prog = p;
@@ -85,13 +88,19 @@ static void build(aoe_cl_variant *v)
     atomic_store_explicit(&v->state, state, memory_order_release);
 }
 
+/* Poller thread. Each runtime call is bracketed so that the exit can tell
+ * whether to join the poller or abandon it; once the exit has begun the
+ * remaining requests are dropped (their programs' references are kept: the
+ * process is ending). */
 void aoe_hook_build_variants(void)
 {
     aoe_cl_variant *list = atomic_exchange(&g_requests, NULL);
     while (list) {
         aoe_cl_variant *next = list->next_request;
+        if (!aoe_poller_runtime_enter()) return;
         build(list);
         aoe_cl_program_unref(list->prog);
+        aoe_poller_runtime_leave();
         list = next;
     }
 }

@@ -5,6 +5,7 @@
  * file. Launches themselves never make a syscall to learn about results. */
 #include "preload/log.h"
 #include "preload/op_table.h"
+#include "preload/poller.h"
 #include "preload/result_file.h"
 #include "preload/shim.h"
 
@@ -19,6 +20,8 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
 static pthread_t g_thread;
 static int g_started, g_stop, g_wake;
+static int g_in_runtime;      /* the poller is inside a runtime call (g_lock) */
+static atomic_int g_stopping; /* g_stop, readable without the lock */
 static _Atomic(aoe_bank *) g_bank;
 static pthread_mutex_t g_bank_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int g_bank_logged, g_active_logged;
@@ -155,8 +158,39 @@ void aoe_poller_wake(void)
     pthread_mutex_unlock(&g_lock);
 }
 
+int aoe_poller_runtime_enter(void)
+{
+    /* The exit handler must run before any teardown the runtime registered
+     * so far (exit handlers run last-registered first): re-registered here,
+     * it finds the runtime intact and this call finished. */
+    aoe_shim_exit_rearm();
+    pthread_mutex_lock(&g_lock);
+    int ok = !g_stop;
+    if (ok) g_in_runtime = 1;
+    pthread_mutex_unlock(&g_lock);
+    return ok;
+}
+
+void aoe_poller_runtime_leave(void)
+{
+    pthread_mutex_lock(&g_lock);
+    g_in_runtime = 0;
+    pthread_mutex_unlock(&g_lock);
+}
+
+int aoe_poller_stopping(void)
+{
+    return atomic_load_explicit(&g_stopping, memory_order_relaxed);
+}
+
+/* At exit (before the runtime's own teardown, see aoe_poller_runtime_enter):
+ * no new build is queued or started. A build already inside the runtime is
+ * let finish, since abandoning it lets it run on while the runtime's
+ * destructors free its compiler's state (a crash in the build thread, seen
+ * with PoCL); then the poller returns without another runtime call. */
 void aoe_poller_stop(void)
 {
+    atomic_store(&g_stopping, 1);
     pthread_mutex_lock(&g_lock);
     int started = g_started;
     g_stop = 1;
@@ -173,7 +207,8 @@ void aoe_poller_atfork_child(void)
     pthread_mutex_init(&g_lock, NULL);
     pthread_cond_init(&g_cond, NULL);
     pthread_mutex_init(&g_bank_lock, NULL);
-    g_started = g_stop = g_wake = 0;
+    g_started = g_stop = g_wake = g_in_runtime = 0;
+    atomic_store(&g_stopping, 0);
     g_last_gen = 0;
     atomic_store(&g_bank, NULL);
     atomic_store(&g_bank_logged, 0);

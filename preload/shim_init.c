@@ -5,6 +5,7 @@
 #include "preload/shim.h"
 
 #include "preload/log.h"
+#include "preload/poller.h"
 #include "preload/result_file.h"
 #include "preload/tune_ops.h"
 #include "tuner/spool.h"
@@ -61,9 +62,12 @@ static void find_self_dir(void)
     }
 }
 
+static atomic_int g_exit_done;
+
+/* May be registered several times (aoe_shim_exit_rearm): runs once. */
 static void at_exit(void)
 {
-    if (!aoe_shim_active) return;
+    if (!aoe_shim_active || atomic_exchange(&g_exit_done, 1)) return;
     aoe_poller_stop();
     aoe_hook_flush_counts();
     aoe_result_write_final();
@@ -72,6 +76,11 @@ static void at_exit(void)
 static void register_exit(void)
 {
     atexit(at_exit);
+}
+
+void aoe_shim_exit_rearm(void)
+{
+    if (!atomic_load(&g_exit_done)) atexit(at_exit);
 }
 
 static void init_once(void)
