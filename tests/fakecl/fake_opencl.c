@@ -12,8 +12,9 @@
  * or during the teardown aborts. FAKECL_BUILD_SLOW=STR: a clBuildProgram
  * whose options contain STR takes about 0.5 s, after creating the file
  * FAKECL_BUILD_SLOW_MARK when that is set.
- * Not thread-safe beyond what the shim's poller needs (object creation is
- * serialised; launch counters are plain, one launching thread assumed). */
+ * Thread-safe as far as the shim's tests need: object creation is
+ * serialised, reference and launch counts are atomic (several threads may
+ * launch one kernel, tests/integration/shim_race.sh). */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
@@ -35,38 +36,38 @@ struct _cl_device_id {
     int unused;
 };
 struct _cl_context {
-    cl_uint refs;
+    _Atomic cl_uint refs;
 };
 struct _cl_command_queue {
-    cl_uint refs;
+    _Atomic cl_uint refs;
     cl_context ctx;
 };
 struct _cl_program {
-    cl_uint refs;
+    _Atomic cl_uint refs;
     cl_context ctx;
     char *source;
     char *options;
     int built;
 };
 struct _cl_kernel {
-    cl_uint refs;
+    _Atomic cl_uint refs;
     struct _cl_kernel *next; /* every kernel ever created (the report) */
     cl_program prog;
     char name[128];
     cl_uint nargs;
     cl_kernel_arg_address_qualifier qual[FAKE_MAX_ARGS];
-    unsigned long long set_mask; /* arguments set so far */
-    int ready;                   /* every argument set */
-    unsigned long long launches, local_launches;
+    unsigned long long set_mask;                         /* arguments set so far */
+    int ready;                                           /* every argument set */
+    _Atomic unsigned long long launches, local_launches; /* several launching threads */
 };
 struct _cl_mem {
-    cl_uint refs;
+    _Atomic cl_uint refs;
     cl_mem_flags flags;
     size_t size;
     unsigned char *data;
 };
 struct _cl_event {
-    cl_uint refs;
+    _Atomic cl_uint refs;
 };
 
 static struct _cl_platform_id g_platform;
