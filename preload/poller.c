@@ -6,6 +6,7 @@
 #include "preload/log.h"
 #include "preload/op_table.h"
 #include "preload/poller.h"
+#include "preload/reclaim.h"
 #include "preload/result_file.h"
 #include "preload/shim.h"
 
@@ -61,7 +62,9 @@ static int same_record(const aoe_record *a, const aoe_record *b)
            !memcmp(&a->policy, &b->policy, sizeof a->policy);
 }
 
-/* Publishes op's policy from the bank when it is new or changed. */
+/* Publishes op's policy from the bank when it is new or changed. Called by
+ * the poller and, at an operator's first sight, by a launching thread inside
+ * its read section: the current entry cannot be freed under either. */
 int aoe_op_refresh(aoe_op *op, aoe_bank *bank)
 {
     aoe_record rec;
@@ -71,9 +74,8 @@ int aoe_op_refresh(aoe_op *op, aoe_bank *bank)
     if (cur && same_record(&cur->rec, &rec)) return 0;
     aoe_policy_entry *e = aoe_policy_from_record(&rec);
     if (!e) return 0;
+    if (!aoe_op_publish(op, cur, e)) return 0;
     if (!cur) op->active_after_s = aoe_result_elapsed();
-    /* The old entry is never freed: a launch may still be reading it. */
-    atomic_store_explicit(&op->policy, e, memory_order_release);
     return 1;
 }
 
@@ -101,6 +103,7 @@ static void tick(void)
         }
     }
     aoe_hook_build_variants();
+    aoe_reclaim();
 }
 
 void aoe_shim_note_active(void)

@@ -6,6 +6,7 @@
 
 #include "preload/log.h"
 #include "preload/poller.h"
+#include "preload/reclaim.h"
 #include "preload/result_file.h"
 #include "preload/tune_ops.h"
 #include "tuner/spool.h"
@@ -70,7 +71,11 @@ static void at_exit(void)
     if (!aoe_shim_active || atomic_exchange(&g_exit_done, 1)) return;
     aoe_poller_stop();
     aoe_hook_flush_counts();
+    /* The result file reads policies: a launching thread may still publish
+     * one (first sight) and retire the one read here. */
+    aoe_rd_node *rd = aoe_rd_begin();
     aoe_result_write_final();
+    if (rd) aoe_rd_end(rd);
 }
 
 static void register_exit(void)
