@@ -64,6 +64,7 @@ void aoe_cl_program_unref(aoe_cl_program *p)
     while (v) {
         aoe_cl_variant *next = v->next;
         if (v->vprog) REAL(clReleaseProgram)(v->vprog);
+        free(v->defines);
         free(v);
         v = next;
     }
@@ -208,7 +209,7 @@ static void kernel_free(aoe_cl_kernel *kr)
 {
     if (!kr) return;
     aoe_cl_flush_kernel_counts(kr);
-    aoe_cl_kernel_drop_variant(kr);
+    aoe_cl_kernel_free_variants(kr);
     for (cl_uint i = 0; i < kr->nargs; i++)
         if (kr->args[i].value != kr->args[i].inline_value) free(kr->args[i].value);
     free(kr->args);

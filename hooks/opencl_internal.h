@@ -86,15 +86,29 @@ enum { AOE_PROG_SOURCE = 0, AOE_PROG_BINARY = 1, AOE_PROG_UNTUNED = 2 };
 
 enum { AOE_VAR_PENDING = 0, AOE_VAR_READY = 1, AOE_VAR_FAILED = 2 };
 
-/* A variant program: the program rebuilt with a policy's -D values. */
+/* A variant program: the program rebuilt with a policy's -D values. Keyed
+ * by those values (a copy), not by the policy, which may be freed. */
 typedef struct aoe_cl_variant {
     struct aoe_cl_variant *next;         /* in the program's list */
     struct aoe_cl_variant *next_request; /* in the build queue */
     struct aoe_cl_program *prog;
-    const aoe_policy_entry *pol;
+    char *defines;
+    char kernel_name[128]; /* for the message when it does not build */
     cl_program vprog;
     atomic_int state; /* AOE_VAR_* */
 } aoe_cl_variant;
+
+/* A kernel object's kernel in one variant program, with the argument values
+ * mirrored onto it. Created under the kernel's vlock, kept until the kernel
+ * object is freed (another thread may still be launching it). */
+typedef struct aoe_cl_kvar {
+    struct aoe_cl_kvar *next;
+    aoe_cl_variant *v;
+    cl_kernel vk;
+    atomic_uint_least64_t serial; /* policy it was last matched with */
+    atomic_uint arg_version;      /* the kernel's arg_version mirrored onto vk */
+    uint32_t versions[];          /* per argument (vlock) */
+} aoe_cl_kvar;
 
 typedef struct aoe_cl_program {
     atomic_int refs; /* the table's + one per kernel + one per queued variant */
@@ -137,17 +151,18 @@ typedef struct aoe_cl_kernel {
     cl_command_queue c_queue;
     aoe_op *c_op;
     size_t c_global[3], c_local[3];
-    /* launch counters (per kernel object: plain increments) */
-    aoe_op *count_op;
-    uint64_t count, tuned_count;
+    /* launch counters, from any launching thread: launches in the low 32
+     * bits, tuned launches in the high 32 (flushed before the low half
+     * overflows) */
+    _Atomic(aoe_op *) count_op;
+    atomic_uint_least64_t counts;
     /* hit path */
-    const aoe_policy_entry *broken_pol; /* its tuned launch was refused: use the default */
-    const aoe_policy_entry *v_pol;
-    cl_kernel vk;            /* variant kernel for v_pol */
-    uint32_t vk_arg_version; /* arg_version last mirrored onto vk */
+    atomic_uint_least64_t broken_serial; /* its tuned launch was refused: use the default */
+    _Atomic(aoe_cl_kvar *) vcur;         /* variant kernel last launched */
+    atomic_int vlock;                    /* try-lock: matching and mirroring variant kernels */
     /* the rest: object state and first-sight work */
-    uint32_t ops_created;  /* operators created by this kernel object's launches */
-    uint32_t *vk_versions; /* argument versions mirrored onto vk */
+    uint32_t ops_created; /* operators created by this kernel object's launches */
+    aoe_cl_kvar *kvars;   /* every variant kernel made (vlock) */
     aoe_cl_program *prog;
     char name[128];
     cl_uint nargs;
@@ -189,7 +204,20 @@ void aoe_cl_flush_kernel_counts(aoe_cl_kernel *kr);
 
 /* opencl_variant.c */
 aoe_cl_variant *aoe_cl_variant_get(aoe_cl_program *p, const aoe_policy_entry *pol);
-void aoe_cl_kernel_drop_variant(aoe_cl_kernel *kr);
+/* The variant kernel for pol, its arguments mirrored, or NULL (not built yet,
+ * another thread is switching it: the default launch goes out). */
+cl_kernel aoe_cl_variant_kernel_slow(aoe_cl_kernel *kr, const aoe_policy_entry *pol);
+static inline cl_kernel aoe_cl_variant_kernel(aoe_cl_kernel *kr, const aoe_policy_entry *pol)
+{
+    aoe_cl_kvar *kv = atomic_load_explicit(&kr->vcur, memory_order_acquire);
+    if (__builtin_expect(kv != NULL, 1) &&
+        atomic_load_explicit(&kv->serial, memory_order_relaxed) == pol->serial &&
+        atomic_load_explicit(&kv->arg_version, memory_order_acquire) == kr->arg_version)
+        return kv->vk;
+    return aoe_cl_variant_kernel_slow(kr, pol);
+}
+/* Kernel object freed: its variant kernels are released. */
+void aoe_cl_kernel_free_variants(aoe_cl_kernel *kr);
 
 /* opencl_capture.c: captures the job of this launch and queues it. */
 void aoe_cl_capture(aoe_cl_kernel *kr, aoe_op *op, cl_command_queue q, cl_uint dim,

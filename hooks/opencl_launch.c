@@ -1,8 +1,9 @@
 /* clEnqueueNDRangeKernel: the launch path. Steady state: one lock-free table
  * probe for the kernel object, a seqlock-protected cache compare (same
  * queue, sizes and argument shapes as last time), one acquire load of the
- * operator's policy, two per-kernel counter increments. No getenv, syscalls,
- * locks, allocation, runtime queries or global atomic counters. Everything
+ * operator's policy inside a read section (two stores to the thread's own
+ * counter), one relaxed add to the kernel object's counter. No getenv,
+ * syscalls, locks, allocation, runtime queries or global atomic counters. Everything
  * else (key computation, bank lookup, capture) happens when a shape changes,
  * in aoe_cl_launch_slow; the wrapper itself only makes tail calls, so the
  * pass-through cases cost no stack frame. */
@@ -11,6 +12,7 @@
 
 #include "preload/callsite.h"
 #include "preload/log.h"
+#include "preload/reclaim.h"
 #include "preload/result_file.h"
 #include "preload/spool_write.h"
 #include "preload/tune_ops.h"
@@ -71,12 +73,21 @@ static void cache_store(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim, cons
 
 void aoe_cl_flush_kernel_counts(aoe_cl_kernel *kr)
 {
-    aoe_op *op = kr->count_op;
+    aoe_op *op = atomic_load_explicit(&kr->count_op, memory_order_relaxed);
     if (!op) return;
-    uint64_t n = kr->count, t = kr->tuned_count;
-    kr->count = kr->tuned_count = 0;
+    uint64_t v = atomic_exchange_explicit(&kr->counts, 0, memory_order_relaxed);
+    uint64_t n = v & 0xffffffffu, t = v >> 32;
     if (n) atomic_fetch_add(&op->launches, n);
     if (t) atomic_fetch_add(&op->tuned_launches, t);
+}
+
+#define COUNT_TUNED ((1ull << 32) | 1u)
+
+/* One relaxed add per launch on the kernel object's own counter. */
+static inline void count_launch(aoe_cl_kernel *kr, uint64_t inc)
+{
+    uint64_t v = atomic_fetch_add_explicit(&kr->counts, inc, memory_order_relaxed);
+    if (__builtin_expect((uint32_t)v >= 1u << 31, 0)) aoe_cl_flush_kernel_counts(kr);
 }
 
 /* Queue -> device fingerprint, so a kernel launched on several queues of one
@@ -176,56 +187,19 @@ aoe_op *aoe_cl_launch_slow(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim, c
     return op;
 }
 
-/* Mirrors the program's argument values onto the variant kernel: only those
- * set since the last mirroring. */
-static int mirror_args(aoe_cl_kernel *kr)
-{
-    if (kr->vk_arg_version == kr->arg_version) return 0;
-    for (cl_uint i = 0; i < kr->nargs; i++) {
-        aoe_cl_arg *a = &kr->args[i];
-        if (kr->vk_versions[i] == a->version) continue;
-        if (REAL(clSetKernelArg)(kr->vk, i, a->size, a->is_null ? NULL : a->value) != CL_SUCCESS)
-            return -1;
-        kr->vk_versions[i] = a->version;
-    }
-    kr->vk_arg_version = kr->arg_version;
-    return 0;
-}
-
-static cl_kernel variant_kernel(aoe_cl_kernel *kr, const aoe_policy_entry *pol)
-{
-    if (kr->v_pol == pol) return kr->vk; /* NULL while its program builds, or if it failed */
-    aoe_cl_variant *v = aoe_cl_variant_get(kr->prog, pol);
-    if (!v) return NULL;
-    int st = atomic_load_explicit(&v->state, memory_order_acquire);
-    if (st == AOE_VAR_PENDING) return NULL; /* the default runs until it is built */
-    aoe_cl_kernel_drop_variant(kr);
-    kr->v_pol = pol;
-    if (st != AOE_VAR_READY) return NULL;
-    cl_int err = CL_SUCCESS;
-    kr->vk_versions = calloc(kr->nargs ? kr->nargs : 1, sizeof *kr->vk_versions);
-    if (!kr->vk_versions) return NULL;
-    kr->vk = REAL(clCreateKernel)(v->vprog, kr->name, &err);
-    kr->vk_arg_version = (uint32_t)-1;
-    return kr->vk;
-}
-
 static cl_int launch_tuned(enqueue_fn real, aoe_cl_kernel *kr, const aoe_policy_entry *pol,
                            cl_command_queue q, cl_uint dim, const size_t *off, const size_t *gws,
                            const size_t *lws, cl_uint nev, const cl_event *evs, cl_event *ev)
 {
     cl_kernel k = kr->k;
-    if (pol->defines[0]) {
-        k = variant_kernel(kr, pol);
-        if (!k || mirror_args(kr)) return USE_DEFAULT;
-    }
+    if (pol->defines[0] && !(k = aoe_cl_variant_kernel(kr, pol))) return USE_DEFAULT;
     const size_t *g = pol->work_dim == dim && pol->global[0] ? pol->global : gws;
     const size_t *l = pol->work_dim == dim ? (pol->has_local ? pol->local : NULL) : lws;
     return real(q, k, dim, off, g, l, nev, evs, ev);
 }
 
-/* A launch with a policy: the tuned launch, or the program's own when none
- * is possible (yet) or the runtime refused it. */
+/* A launch with a policy (inside a read section): the tuned launch, or the
+ * program's own when none is possible (yet) or the runtime refused it. */
 static inline cl_int launch_hit(enqueue_fn real, aoe_cl_kernel *kr, const aoe_policy_entry *pol,
                                 cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
                                 const size_t *gws, const size_t *lws, cl_uint nev,
@@ -233,38 +207,54 @@ static inline cl_int launch_hit(enqueue_fn real, aoe_cl_kernel *kr, const aoe_po
 {
     cl_int rc = launch_tuned(real, kr, pol, q, dim, off, gws, lws, nev, evs, ev);
     if (rc == CL_SUCCESS) {
-        kr->tuned_count++;
+        count_launch(kr, COUNT_TUNED);
         return rc;
     }
+    count_launch(kr, 1);
     if (rc != USE_DEFAULT) {
         /* The tuned launch was refused (nothing was enqueued): the
          * program's own launch decides what the program sees. */
-        kr->broken_pol = pol;
+        atomic_store_explicit(&kr->broken_serial, pol->serial, memory_order_relaxed);
         AOE_DEBUG("tuned launch of %s refused (%d); default used", kr->name, rc);
     }
     return real(q, k, dim, off, gws, lws, nev, evs, ev);
 }
 
+static inline int applies(const aoe_cl_kernel *kr, const aoe_policy_entry *pol)
+{
+    return pol && atomic_load_explicit(&kr->broken_serial, memory_order_relaxed) != pol->serial;
+}
+
 /* The launch cache missed: the slow path, then the launch. The cache and the
  * launch counters then name the same operator, so a cached launch only
- * increments. */
+ * counts. */
 static __attribute__((noinline)) cl_int launch_miss(enqueue_fn real, aoe_cl_kernel *kr,
                                                     cl_command_queue q, cl_kernel k, cl_uint dim,
                                                     const size_t *off, const size_t *gws,
                                                     const size_t *lws, cl_uint nev,
                                                     const cl_event *evs, cl_event *ev)
 {
+    aoe_rd_node *rd = aoe_rd_begin(); /* first sight reads the policy too */
+    if (!rd) return real(q, k, dim, off, gws, lws, nev, evs, ev);
     aoe_op *op = aoe_cl_launch_slow(kr, q, dim, gws, lws);
-    if (!op) return real(q, k, dim, off, gws, lws, nev, evs, ev);
-    if (kr->count_op != op) {
-        aoe_cl_flush_kernel_counts(kr);
-        kr->count_op = op;
+    cl_int rc;
+    if (!op) {
+        aoe_rd_end(rd);
+        return real(q, k, dim, off, gws, lws, nev, evs, ev);
     }
-    kr->count++;
+    if (atomic_load_explicit(&kr->count_op, memory_order_relaxed) != op) {
+        aoe_cl_flush_kernel_counts(kr);
+        atomic_store_explicit(&kr->count_op, op, memory_order_relaxed);
+    }
     const aoe_policy_entry *pol = atomic_load_explicit(&op->policy, memory_order_acquire);
-    if (pol && kr->broken_pol != pol)
-        return launch_hit(real, kr, pol, q, k, dim, off, gws, lws, nev, evs, ev);
-    return real(q, k, dim, off, gws, lws, nev, evs, ev);
+    if (applies(kr, pol)) {
+        rc = launch_hit(real, kr, pol, q, k, dim, off, gws, lws, nev, evs, ev);
+    } else {
+        count_launch(kr, 1);
+        rc = real(q, k, dim, off, gws, lws, nev, evs, ev);
+    }
+    aoe_rd_end(rd);
+    return rc;
 }
 
 static cl_int launch(enqueue_fn real, aoe_cl_kernel *kr, cl_command_queue q, cl_kernel k,
@@ -306,10 +296,16 @@ static inline cl_int launch(enqueue_fn real, aoe_cl_kernel *kr, cl_command_queue
     aoe_op *op = cache_lookup(kr, q, dim, gws, lws);
     if (__builtin_expect(!op, 0))
         return launch_miss(real, kr, q, k, dim, off, gws, lws, nev, evs, ev);
-    kr->count++; /* count_op == c_op: launch_miss set both */
+    aoe_rd_node *rd = aoe_rd_begin();
+    if (__builtin_expect(!rd, 0)) goto pass;
     const aoe_policy_entry *pol = atomic_load_explicit(&op->policy, memory_order_acquire);
-    if (pol && kr->broken_pol != pol)
-        return launch_hit(real, kr, pol, q, k, dim, off, gws, lws, nev, evs, ev);
+    if (applies(kr, pol)) {
+        cl_int rc = launch_hit(real, kr, pol, q, k, dim, off, gws, lws, nev, evs, ev);
+        aoe_rd_end(rd);
+        return rc;
+    }
+    aoe_rd_end(rd);
+    count_launch(kr, 1); /* count_op == c_op: launch_miss set both */
 pass:
     return real(q, k, dim, off, gws, lws, nev, evs, ev);
 }

@@ -2,6 +2,8 @@
 #include "preload/log.h"
 #include "store/policy_check.h"
 
+#include "preload/reclaim.h"
+
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -90,8 +92,22 @@ aoe_policy_entry *aoe_policy_from_record(const aoe_record *rec)
     return e;
 }
 
+int aoe_op_publish(aoe_op *op, const aoe_policy_entry *cur, aoe_policy_entry *e)
+{
+    static atomic_uint_least64_t serial;
+    e->serial = atomic_fetch_add(&serial, 1) + 1;
+    if (!atomic_compare_exchange_strong_explicit(&op->policy, &cur, e, memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+        free(e);
+        return 0;
+    }
+    aoe_retire((void *)cur);
+    return 1;
+}
+
 void aoe_op_table_atfork_child(void)
 {
+    aoe_reclaim_atfork_child();
     pthread_mutex_init(&g_lock, NULL);
     /* The child's result file counts its own launches only. */
     for (size_t i = 0; i < OP_CAP; i++) {

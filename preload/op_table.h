@@ -14,6 +14,7 @@
 
 typedef struct {
     /* What a tuned launch reads first, in one cache line. */
+    uint64_t serial;    /* unique per published entry (an address may be reused) */
     uint32_t work_dim;  /* 0: keep the program's sizes */
     int has_local;      /* 0: NULL local size */
     size_t global[3];   /* tuned global size (the program's if the policy keeps it) */
@@ -55,6 +56,11 @@ void aoe_op_foreach(aoe_op_visit fn, void *ctx);
 /* Builds a policy entry from a bank record for a launch of work_dim dims
  * (NULL when it does not apply, e.g. another dimensionality). */
 aoe_policy_entry *aoe_policy_from_record(const aoe_record *rec);
+
+/* Replaces op's policy cur with e (unique serial given here): 1 when
+ * published (cur is retired), 0 when another thread published first (e is
+ * freed). */
+int aoe_op_publish(aoe_op *op, const aoe_policy_entry *cur, aoe_policy_entry *e);
 
 /* Reads op's record from the bank and publishes it when new or changed.
  * Returns 1 when a new policy was published. */

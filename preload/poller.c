@@ -6,6 +6,8 @@
 #include "preload/log.h"
 #include "preload/log_memo.h"
 #include "preload/op_table.h"
+#include "preload/poller.h"
+#include "preload/reclaim.h"
 #include "preload/result_file.h"
 #include "preload/shim.h"
 
@@ -20,6 +22,8 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
 static pthread_t g_thread;
 static int g_started, g_stop, g_wake;
+static int g_in_runtime;      /* the poller is inside a runtime call (g_lock) */
+static atomic_int g_stopping; /* g_stop, readable without the lock */
 static _Atomic(aoe_bank *) g_bank;
 static pthread_mutex_t g_bank_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int g_active_logged;
@@ -62,7 +66,9 @@ static int same_record(const aoe_record *a, const aoe_record *b)
            !memcmp(&a->policy, &b->policy, sizeof a->policy);
 }
 
-/* Publishes op's policy from the bank when it is new or changed. */
+/* Publishes op's policy from the bank when it is new or changed. Called by
+ * the poller and, at an operator's first sight, by a launching thread inside
+ * its read section: the current entry cannot be freed under either. */
 int aoe_op_refresh(aoe_op *op, aoe_bank *bank)
 {
     aoe_record rec;
@@ -72,9 +78,8 @@ int aoe_op_refresh(aoe_op *op, aoe_bank *bank)
     if (cur && same_record(&cur->rec, &rec)) return 0;
     aoe_policy_entry *e = aoe_policy_from_record(&rec);
     if (!e) return 0;
+    if (!aoe_op_publish(op, cur, e)) return 0;
     if (!cur) op->active_after_s = aoe_result_elapsed();
-    /* The old entry is never freed: a launch may still be reading it. */
-    atomic_store_explicit(&op->policy, e, memory_order_release);
     return 1;
 }
 
@@ -102,6 +107,7 @@ static void tick(void)
         }
     }
     aoe_hook_build_variants();
+    aoe_reclaim();
 }
 
 void aoe_shim_note_active(void)
@@ -159,8 +165,39 @@ void aoe_poller_wake(void)
     pthread_mutex_unlock(&g_lock);
 }
 
+int aoe_poller_runtime_enter(void)
+{
+    /* The exit handler must run before any teardown the runtime registered
+     * so far (exit handlers run last-registered first): re-registered here,
+     * it finds the runtime intact and this call finished. */
+    aoe_shim_exit_rearm();
+    pthread_mutex_lock(&g_lock);
+    int ok = !g_stop;
+    if (ok) g_in_runtime = 1;
+    pthread_mutex_unlock(&g_lock);
+    return ok;
+}
+
+void aoe_poller_runtime_leave(void)
+{
+    pthread_mutex_lock(&g_lock);
+    g_in_runtime = 0;
+    pthread_mutex_unlock(&g_lock);
+}
+
+int aoe_poller_stopping(void)
+{
+    return atomic_load_explicit(&g_stopping, memory_order_relaxed);
+}
+
+/* At exit (before the runtime's own teardown, see aoe_poller_runtime_enter):
+ * no new build is queued or started. A build already inside the runtime is
+ * let finish, since abandoning it lets it run on while the runtime's
+ * destructors free its compiler's state (a crash in the build thread, seen
+ * with PoCL); then the poller returns without another runtime call. */
 void aoe_poller_stop(void)
 {
+    atomic_store(&g_stopping, 1);
     pthread_mutex_lock(&g_lock);
     int started = g_started;
     g_stop = 1;
@@ -177,7 +214,8 @@ void aoe_poller_atfork_child(void)
     pthread_mutex_init(&g_lock, NULL);
     pthread_cond_init(&g_cond, NULL);
     pthread_mutex_init(&g_bank_lock, NULL);
-    g_started = g_stop = g_wake = 0;
+    g_started = g_stop = g_wake = g_in_runtime = 0;
+    atomic_store(&g_stopping, 0);
     g_last_gen = 0;
     atomic_store(&g_bank, NULL);
     atomic_store(&g_bank_memo, 0);

@@ -5,6 +5,8 @@
 #include "preload/shim.h"
 
 #include "preload/log.h"
+#include "preload/poller.h"
+#include "preload/reclaim.h"
 #include "preload/result_file.h"
 #include "preload/tune_ops.h"
 #include "tuner/spool.h"
@@ -61,17 +63,29 @@ static void find_self_dir(void)
     }
 }
 
+static atomic_int g_exit_done;
+
+/* May be registered several times (aoe_shim_exit_rearm): runs once. */
 static void at_exit(void)
 {
-    if (!aoe_shim_active) return;
+    if (!aoe_shim_active || atomic_exchange(&g_exit_done, 1)) return;
     aoe_poller_stop();
     aoe_hook_flush_counts();
+    /* The result file reads policies: a launching thread may still publish
+     * one (first sight) and retire the one read here. */
+    aoe_rd_node *rd = aoe_rd_begin();
     aoe_result_write_final();
+    if (rd) aoe_rd_end(rd);
 }
 
 static void register_exit(void)
 {
     atexit(at_exit);
+}
+
+void aoe_shim_exit_rearm(void)
+{
+    if (!atomic_load(&g_exit_done)) atexit(at_exit);
 }
 
 static void init_once(void)

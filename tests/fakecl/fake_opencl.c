@@ -7,16 +7,24 @@
  *   fakecl: kernel=NAME options="OPTS" local=L launches=N
  * (L: launches with an explicit local size) and a total line:
  *   fakecl: total_launches=N
- * Not thread-safe beyond what the shim's poller needs (object creation is
- * serialised; launch counters are plain, one launching thread assumed). */
+ * Like a real compiler, the first clBuildProgram creates "compiler state"
+ * that an exit handler registered then tears down; a build that runs after
+ * or during the teardown aborts. FAKECL_BUILD_SLOW=STR: a clBuildProgram
+ * whose options contain STR takes about 0.5 s, after creating the file
+ * FAKECL_BUILD_SLOW_MARK when that is set.
+ * Thread-safe as far as the shim's tests need: object creation is
+ * serialised, reference and launch counts are atomic (several threads may
+ * launch one kernel, tests/integration/shim_race.sh). */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 #define FAKE_MAX_ARGS 64
@@ -28,38 +36,38 @@ struct _cl_device_id {
     int unused;
 };
 struct _cl_context {
-    cl_uint refs;
+    _Atomic cl_uint refs;
 };
 struct _cl_command_queue {
-    cl_uint refs;
+    _Atomic cl_uint refs;
     cl_context ctx;
 };
 struct _cl_program {
-    cl_uint refs;
+    _Atomic cl_uint refs;
     cl_context ctx;
     char *source;
     char *options;
     int built;
 };
 struct _cl_kernel {
-    cl_uint refs;
+    _Atomic cl_uint refs;
     struct _cl_kernel *next; /* every kernel ever created (the report) */
     cl_program prog;
     char name[128];
     cl_uint nargs;
     cl_kernel_arg_address_qualifier qual[FAKE_MAX_ARGS];
-    unsigned long long set_mask; /* arguments set so far */
-    int ready;                   /* every argument set */
-    unsigned long long launches, local_launches;
+    unsigned long long set_mask;                         /* arguments set so far */
+    int ready;                                           /* every argument set */
+    _Atomic unsigned long long launches, local_launches; /* several launching threads */
 };
 struct _cl_mem {
-    cl_uint refs;
+    _Atomic cl_uint refs;
     cl_mem_flags flags;
     size_t size;
     unsigned char *data;
 };
 struct _cl_event {
-    cl_uint refs;
+    _Atomic cl_uint refs;
 };
 
 static struct _cl_platform_id g_platform;
@@ -360,12 +368,41 @@ EXPORT cl_program clCreateProgramWithBinary(cl_context ctx, cl_uint ndev, const 
     return NULL;
 }
 
+/* 0: none yet, 1: alive, 2: torn down by the exit. */
+static atomic_int g_compiler;
+
+static void compiler_teardown(void)
+{
+    atomic_store(&g_compiler, 2);
+}
+
+static void compiler_enter(void)
+{
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&g_compiler, &expect, 1)) atexit(compiler_teardown);
+    if (expect == 2) {
+        fprintf(stderr, "fakecl: clBuildProgram after the compiler's teardown\n");
+        abort();
+    }
+}
+
 EXPORT cl_int clBuildProgram(cl_program p, cl_uint ndev, const cl_device_id *devs,
                              const char *options, void(CL_CALLBACK *notify)(cl_program, void *),
                              void *user)
 {
     (void)ndev, (void)devs;
     if (!p) return CL_INVALID_PROGRAM;
+    compiler_enter();
+    const char *slow = getenv("FAKECL_BUILD_SLOW");
+    if (slow && *slow && options && strstr(options, slow)) {
+        const char *mark = getenv("FAKECL_BUILD_SLOW_MARK");
+        FILE *f = mark ? fopen(mark, "w") : NULL;
+        if (f) fclose(f);
+        for (int i = 0; i < 50; i++) {
+            usleep(10000);
+            compiler_enter();
+        }
+    }
     char *o = strdup(options ? options : "");
     if (!o) return CL_OUT_OF_HOST_MEMORY;
     free(p->options);
