@@ -7,6 +7,7 @@
 #include "tuner/priority.h"
 #include "tuner/runner.h"
 #include "tuner/spool.h"
+#include "tuner/spool_dir.h"
 #include "tuner/strategy.h"
 
 #include <errno.h>
@@ -173,6 +174,13 @@ int aoe_cmd_tune(int argc, char **argv)
         goto out;
     }
     c.cfg = &cfg;
+    if (c.spool) { /* one clear reason when the spool is not ours alone */
+        char serr[600];
+        if (aoe_spool_mkdir_err(c.spool, serr, sizeof serr)) {
+            fprintf(stderr, "aoe tune: %s\n", serr);
+            goto out;
+        }
+    }
     find_tunables(c.tunables_dir, sizeof c.tunables_dir);
     if (!c.dry_run) {
         char path[4096], err[512];

@@ -49,6 +49,11 @@ untouched "(a) tuner.log link"
 [ ! -e "$T/pwned" ] || fail "(a) the planted command ran"
 [ -e "$team/work/spool/$key.job" ] || fail "(a) the planted job was claimed"
 [ "$(grep -c 'spool' "$T/err_a")" = 1 ] || fail "(a) expected one message about the spool: $(cat "$T/err_a")"
+rc=0
+"$AOE" tune --spool "$team/work/spool" >/dev/null 2>"$T/err_a2" || rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$T/err_a2")" = 1 ] && grep -q refusing "$T/err_a2" ||
+  fail "(a) aoe tune --spool: rc $rc: $(cat "$T/err_a2")"
+untouched "(a) aoe tune --spool"
 
 # (b) TUNE_BANK_PATH in the team directory: a real bank whose lock.mdb is a
 # link to the victim file (LMDB opens and truncates its lock file).
