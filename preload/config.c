@@ -40,7 +40,7 @@ const aoe_cfg_decl aoe_cfg_table[AOE_CFG_COUNT] = {
                                 "Jobs the spool holds at most (queued and running); no operator "
                                 "is captured while it is full."},
     [AOE_CFG_SPOOL_MAX_MB] = {"AOE_SPOOL_MAX_MB", AOE_CFG_INT, "1024", "1..1048576",
-                              "MiB the spool's files take at most; no operator is captured "
+                              "MiB the spool's job files take at most; no operator is captured "
                               "while a job would not fit."},
     [AOE_CFG_TUNE_OPS] = {"AOE_TUNE_OPS", AOE_CFG_PATH, "", NULL,
                           "File of kernel names or shell patterns (one per line, # comments): "
