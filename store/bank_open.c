@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -53,6 +54,27 @@ static int file_writable(const char *dir, const char *name)
     char p[PATH_MAX + 16];
     snprintf(p, sizeof p, "%s/%s", dir, name);
     return access(p, F_OK) || !access(p, W_OK); /* absent counts as writable */
+}
+
+/* LMDB maps lock.mdb and writes its reader table through the map: on a full
+ * file system a page never backed by a block faults (SIGBUS) in whatever
+ * process touches it first, the program under the shim included. Its blocks
+ * are reserved here, where a full disk is an error message instead. */
+#define LOCK_RESERVE_BYTES (64u << 10)
+static int reserve_lock(const char *lock, char *err, size_t errlen)
+{
+    int fd = open(lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return 0; /* a read-only bank: LMDB writes nothing there either */
+    struct stat st;
+    int rc = fstat(fd, &st) ? errno : 0;
+    /* An existing lock file keeps the size LMDB gave it; a new one gets
+     * room for LMDB's reader table (it adopts a larger file as it is). */
+    off_t want = !rc && st.st_size > 0 ? st.st_size : (off_t)LOCK_RESERVE_BYTES;
+    if (!rc) rc = posix_fallocate(fd, 0, want);
+    close(fd);
+    if (rc == 0 || rc == EOPNOTSUPP || rc == EINVAL) return 0;
+    snprintf(err, errlen, "cannot reserve space for %s: %s", lock, strerror(rc));
+    return -1;
 }
 
 static int env_open(aoe_bank *b, unsigned flags, bool fresh)
@@ -241,6 +263,7 @@ aoe_bank *aoe_bank_open(const char *path, aoe_bank_mode mode, char *err, size_t 
     if (owner == (unsigned)geteuid()) {
         if (!have_data && aoe_fs_ensure_file(data, err, errlen)) goto fail;
         if (aoe_fs_ensure_file(lock, err, errlen) && errno != EACCES && errno != EROFS) goto fail;
+        if (reserve_lock(lock, err, errlen)) goto fail;
     }
 
     unsigned flags = MDB_NOTLS | (b->readonly ? MDB_RDONLY : 0);
