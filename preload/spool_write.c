@@ -3,6 +3,7 @@
 #include "preload/log.h"
 #include "preload/shim.h"
 #include "tuner/spool.h"
+#include "tuner/spool_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -78,9 +79,8 @@ bool aoe_spool_full(void)
 int aoe_spool_submit(const aoe_job *job)
 {
     char why[4400];
-    if (aoe_spool_mkdir(aoe_shim.spool_dir)) {
-        aoe_shim_log_once(&g_err_logged, AOE_LOG_WARN, "cannot create the spool %s: %s",
-                          aoe_shim.spool_dir, strerror(errno));
+    if (aoe_spool_mkdir_err(aoe_shim.spool_dir, why, sizeof why)) {
+        aoe_shim_log_once(&g_err_logged, AOE_LOG_WARN, "cannot use the spool: %s", why);
         return -1;
     }
     /* A job holds the program's data: never written where someone else can

@@ -192,6 +192,7 @@ int aoe_tune_spool(aoe_tune_cli *c)
             return AOE_EXIT_FAIL;
         }
         sum.tuned += st.tuned, sum.failed += st.failed, sum.skipped += st.skipped;
+        sum.retried += st.retried;
         idle_rounds = st.tuned + st.failed + st.skipped ? 0 : idle_rounds + 1;
     } while (!st.busy && idle_rounds < 3 && job_waiting(c->spool));
     if (st.busy && !sum.tuned && !sum.failed && !sum.skipped) {
@@ -201,7 +202,8 @@ int aoe_tune_spool(aoe_tune_cli *c)
     }
     if (!c->json)
         fprintf(stderr,
-                "aoe tune: spool %s: %u tuned, %u failed, %u skipped (already in the bank)\n",
-                c->spool, sum.tuned, sum.failed, sum.skipped);
+                "aoe tune: spool %s: %u tuned, %u failed, %u to retry, %u skipped (already in the "
+                "bank)\n",
+                c->spool, sum.tuned, sum.failed, sum.retried, sum.skipped);
     return finish(&x, sum.failed ? AOE_EXIT_FAIL : AOE_EXIT_OK);
 }

@@ -8,6 +8,7 @@
  * after AOE_SPOOL_MAX_ATTEMPTS, or a failure of the job itself, it becomes a
  * small "<key>.failed" record without payload. */
 #include "tuner/spool.h"
+#include "tuner/spool_dir.h"
 
 #include "tuner/spool_files.h"
 
@@ -257,8 +258,8 @@ int aoe_spool_run(const char *dir, double idle_exit_s, aoe_spool_tune_fn tune,
 {
     char why[4400];
     memset(st, 0, sizeof *st);
-    if (aoe_spool_mkdir(dir)) {
-        snprintf(err, errlen, "spool directory %s: %s", dir, strerror(errno));
+    if (aoe_spool_mkdir_err(dir, why, sizeof why)) {
+        snprintf(err, errlen, "spool directory: %s", why);
         return -1;
     }
     int dfd = aoe_spool_open(dir, why, sizeof why);
