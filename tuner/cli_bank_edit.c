@@ -3,6 +3,7 @@
 #include "tuner/cli_bank.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,7 +27,13 @@ int bank_cmd_export(int argc, char **argv)
     FILE *out = stdout;
     if (a.output && strcmp(a.output, "-")) {
         snprintf(tmp, sizeof tmp, "%s.tmp", a.output);
-        if (!(out = fopen(tmp, "w"))) {
+        /* A new file of our own (never one reached through a planted link):
+         * a stale FILE.tmp is removed (the link itself, not its target). */
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno == EEXIST && !unlink(tmp))
+            fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 || !(out = fdopen(fd, "w"))) {
+            if (fd >= 0) close(fd);
             fprintf(stderr, "aoe bank export: cannot write %s: %s\n", tmp, strerror(errno));
             aoe_bank_close(b);
             return AOE_EXIT_FAIL;
