@@ -5,8 +5,8 @@
 # failure and on any ASan, LeakSanitizer or UBSan report from any process of
 # the run (the program, its forked children, the background tuner): reports go
 # to files under a log directory, which must stay empty.
-# Leak detection stays on for the C clients; the Python interpreter (not
-# instrumented, it frees nothing at exit) runs without it.
+# Leak detection stays on for the C clients (known leaks: lsan.supp); the
+# Python interpreter (not instrumented, it frees nothing at exit) runs without it.
 set -euo pipefail
 name=${1:?usage: run.sh TEST_NAME}
 grep -q '^AOE_SANITIZE:BOOL=ON$' "$AOE_BUILD_DIR/CMakeCache.txt" ||
@@ -19,6 +19,7 @@ leaks=1
 case $name in *pyopencl*) leaks=0 ;; esac
 export AOE_TEST_PRELOAD="$asan"
 export ASAN_OPTIONS="detect_leaks=$leaks:halt_on_error=1:abort_on_error=0:log_path=$logs/asan"
+export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$logs/ubsan"
 rc=0
 bash "$(dirname "$0")/../$name.sh" || rc=$?
