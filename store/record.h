@@ -56,7 +56,7 @@ typedef struct {
 /* 0 when rec is a record the bank may hold and the shim may apply: runtime,
  * kernel name and texts printable; parameter names C identifiers, unique, at
  * most AOE_MAX_PARAMS, values within +-2^53; work_dim 1..3; global all 0 (the
- * launch's own) or 1..AOE_GLOBAL_MAX; local all 0 or dividing global with a
+ * launch's own) or 1..AOE_GLOBAL_MAX; local all 0 or at most global with a
  * product <= AOE_LOCAL_PRODUCT_MAX; sizes beyond work_dim 0; times finite
  * and >= 0. Otherwise -1 with the reason in err. */
 int aoe_record_check(const aoe_record *rec, char *err, size_t errlen);

@@ -239,8 +239,8 @@ Test(record, records_the_shim_must_not_apply_are_refused)
     r.policy.global[0] = (1ULL << 32) + 16;
     expect_refused(r, "global[0]");
     r = sample();
-    r.policy.local[0] = 24;
-    expect_refused(r, "does not divide");
+    r.policy.local[0] = 2048;
+    expect_refused(r, "local[0] 2048 is above global[0] 1024");
     r = sample();
     r.policy.local[0] = 1024, r.policy.local[1] = 16;
     expect_refused(r, "product 16384");
