@@ -34,38 +34,42 @@ static inline uint64_t cache_tag(const aoe_cl_kernel *kr, cl_uint dim, const siz
     return (uint64_t)kr->shape_version << 8 | (uint64_t)dim << 1 | (lws != NULL);
 }
 
-static inline int same_sizes(const size_t *a, const size_t *b, cl_uint dim)
+static inline int same_sizes(const atomic_size_t *a, const size_t *b, cl_uint dim)
 {
     for (cl_uint d = 0; d < dim; d++)
-        if (a[d] != b[d]) return 0;
+        if (atomic_load_explicit(&a[d], memory_order_acquire) != b[d]) return 0;
     return 1;
 }
 
-/* Lock-free read of the launch cache; NULL when it does not match. */
+/* Lock-free read of the launch cache; NULL when it does not match. The
+ * acquire loads keep the second read of the sequence after them. */
 static inline aoe_op *cache_lookup(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim,
                                    const size_t *gws, const size_t *lws)
 {
     unsigned s = atomic_load_explicit(&kr->cache_seq, memory_order_acquire);
-    aoe_op *op = kr->c_op;
-    if ((s & 1) || !op || kr->c_tag != cache_tag(kr, dim, lws) || kr->c_queue != q ||
+    aoe_op *op = atomic_load_explicit(&kr->c_op, memory_order_acquire);
+    if ((s & 1) || !op ||
+        atomic_load_explicit(&kr->c_tag, memory_order_acquire) != cache_tag(kr, dim, lws) ||
+        atomic_load_explicit(&kr->c_queue, memory_order_acquire) != q ||
         !same_sizes(kr->c_global, gws, dim) || (lws && !same_sizes(kr->c_local, lws, dim)))
         return NULL;
-    atomic_thread_fence(memory_order_acquire);
     return atomic_load_explicit(&kr->cache_seq, memory_order_relaxed) == s ? op : NULL;
 }
 
+/* The release stores keep the odd sequence before every field. */
 static void cache_store(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim, const size_t *gws,
                         const size_t *lws, aoe_op *op)
 {
     if (atomic_exchange_explicit(&kr->cache_writer, 1, memory_order_acquire)) return;
     unsigned s = atomic_load_explicit(&kr->cache_seq, memory_order_relaxed);
     atomic_store_explicit(&kr->cache_seq, s + 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-    kr->c_tag = cache_tag(kr, dim, lws);
-    kr->c_queue = q;
-    memcpy(kr->c_global, gws, dim * sizeof *gws);
-    if (lws) memcpy(kr->c_local, lws, dim * sizeof *lws);
-    kr->c_op = op;
+    atomic_store_explicit(&kr->c_tag, cache_tag(kr, dim, lws), memory_order_release);
+    atomic_store_explicit(&kr->c_queue, q, memory_order_release);
+    for (cl_uint d = 0; d < dim; d++) {
+        atomic_store_explicit(&kr->c_global[d], gws[d], memory_order_release);
+        if (lws) atomic_store_explicit(&kr->c_local[d], lws[d], memory_order_release);
+    }
+    atomic_store_explicit(&kr->c_op, op, memory_order_release);
     atomic_store_explicit(&kr->cache_seq, s + 2, memory_order_release);
     atomic_store_explicit(&kr->cache_writer, 0, memory_order_release);
 }
