@@ -11,11 +11,13 @@
 
 #include "preload/callsite.h"
 #include "preload/log.h"
+#include "preload/policy_check.h"
 #include "preload/reclaim.h"
 #include "preload/result_file.h"
 #include "preload/spool_write.h"
 #include "preload/tune_ops.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -144,6 +146,32 @@ static void start_background(void)
     atomic_store_explicit(&g_started_epoch, aoe_fork_epoch, memory_order_relaxed);
 }
 
+/* The launch an operator was created for, with the device's work-group
+ * limits and the kernel's declared tunables: what a policy must fit. */
+static void set_shape(aoe_cl_kernel *kr, aoe_op *op, cl_command_queue q, cl_uint dim,
+                      const size_t *gws, const size_t *lws)
+{
+    aoe_launch_shape *ls = calloc(1, sizeof *ls);
+    if (!ls) return; /* no policy is applied to it */
+    ls->dim = dim;
+    ls->has_local = lws != NULL;
+    for (cl_uint d = 0; d < dim; d++) {
+        ls->global[d] = gws[d];
+        ls->local[d] = lws ? lws[d] : 0;
+    }
+    cl_device_id dev = NULL;
+    size_t wg = 0, items[3] = {0, 0, 0};
+    if (REAL(clGetCommandQueueInfo)(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) == CL_SUCCESS) {
+        if (REAL(clGetDeviceInfo)(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL)) wg = 0;
+        if (REAL(clGetDeviceInfo)(dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL))
+            items[0] = items[1] = items[2] = 0;
+    }
+    ls->max_wg = wg;
+    for (int d = 0; d < 3; d++) ls->max_item[d] = items[d];
+    ls->decl = aoe_shim_tunables_for(kr->name, kr->prog->source, kr->prog->hash);
+    atomic_store_explicit(&op->shape, ls, memory_order_release);
+}
+
 /* First sight of an operator in this process: call site, bank lookup, and
  * the capture decision. */
 static void first_sight(aoe_cl_kernel *kr, aoe_op *op, cl_command_queue q, cl_uint dim,
@@ -184,6 +212,7 @@ aoe_op *aoe_cl_launch_slow(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim, c
     if (!op) return NULL;
     if (created) {
         kr->ops_created++;
+        set_shape(kr, op, q, dim, gws, lws);
         first_sight(kr, op, q, dim, gws, lws, &key);
     }
     cache_store(kr, q, dim, gws, lws, op);
