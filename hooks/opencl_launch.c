@@ -80,19 +80,50 @@ void aoe_cl_flush_kernel_counts(aoe_cl_kernel *kr)
 {
     aoe_op *op = atomic_load_explicit(&kr->count_op, memory_order_relaxed);
     if (!op) return;
-    uint64_t v = atomic_exchange_explicit(&kr->counts, 0, memory_order_relaxed);
-    uint64_t n = v & 0xffffffffu, t = v >> 32;
-    if (n) atomic_fetch_add(&op->launches, n);
-    if (t) atomic_fetch_add(&op->tuned_launches, t);
+    /* A flush already running elsewhere takes these counts too. */
+    if (atomic_exchange_explicit(&kr->flush_lock, 1, memory_order_acquire)) return;
+    uint64_t v = atomic_exchange_explicit(&kr->shared, 0, memory_order_relaxed);
+    uint64_t n = atomic_load_explicit(&kr->own_n, memory_order_relaxed);
+    uint64_t t = atomic_load_explicit(&kr->own_t, memory_order_relaxed);
+    uint64_t dn = n - kr->flushed_n, dt = t - kr->flushed_t;
+    kr->flushed_n = n;
+    kr->flushed_t = t;
+    atomic_store_explicit(&kr->flush_lock, 0, memory_order_release);
+    dn += v & 0xffffffffu;
+    dt += v >> 32;
+    if (dn) atomic_fetch_add(&op->launches, dn);
+    if (dt) atomic_fetch_add(&op->tuned_launches, dt);
 }
 
-#define COUNT_TUNED ((1ull << 32) | 1u)
-
-/* One relaxed add per launch on the kernel object's own counter. */
-static inline void count_launch(aoe_cl_kernel *kr, uint64_t inc)
+static inline void own_add(atomic_uint_least64_t *c)
 {
-    uint64_t v = atomic_fetch_add_explicit(&kr->counts, inc, memory_order_relaxed);
-    if (__builtin_expect((uint32_t)v >= 1u << 31, 0)) aoe_cl_flush_kernel_counts(kr);
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+static __attribute__((noinline)) void count_other(aoe_cl_kernel *kr, const void *rd, int tuned)
+{
+    const void *none = NULL;
+    if (rd && atomic_compare_exchange_strong(&kr->count_owner, &none, rd)) {
+        own_add(&kr->own_n);
+        if (tuned) own_add(&kr->own_t);
+        return;
+    }
+    uint64_t inc = tuned ? (1ull << 32) | 1u : 1u;
+    uint64_t v = atomic_fetch_add_explicit(&kr->shared, inc, memory_order_relaxed);
+    if ((uint32_t)v >= 1u << 31) aoe_cl_flush_kernel_counts(kr);
+}
+
+/* The owner's count is two plain moves; no lost counts from other threads. */
+static inline void count_launch(aoe_cl_kernel *kr, const void *rd, int tuned)
+{
+    if (__builtin_expect(atomic_load_explicit(&kr->count_owner, memory_order_relaxed) == rd, 1) &&
+        rd) {
+        own_add(&kr->own_n);
+        if (tuned) own_add(&kr->own_t);
+        return;
+    }
+    count_other(kr, rd, tuned);
 }
 
 /* Queue -> device fingerprint, so a kernel launched on several queues of one
@@ -233,16 +264,16 @@ static cl_int launch_tuned(enqueue_fn real, aoe_cl_kernel *kr, const aoe_policy_
 /* A launch with a policy (inside a read section): the tuned launch, or the
  * program's own when none is possible (yet) or the runtime refused it. */
 static inline cl_int launch_hit(enqueue_fn real, aoe_cl_kernel *kr, const aoe_policy_entry *pol,
-                                cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
-                                const size_t *gws, const size_t *lws, cl_uint nev,
-                                const cl_event *evs, cl_event *ev)
+                                const void *rd, cl_command_queue q, cl_kernel k, cl_uint dim,
+                                const size_t *off, const size_t *gws, const size_t *lws,
+                                cl_uint nev, const cl_event *evs, cl_event *ev)
 {
     cl_int rc = launch_tuned(real, kr, pol, q, dim, off, gws, lws, nev, evs, ev);
     if (rc == CL_SUCCESS) {
-        count_launch(kr, COUNT_TUNED);
+        count_launch(kr, rd, 1);
         return rc;
     }
-    count_launch(kr, 1);
+    count_launch(kr, rd, 0);
     if (rc != USE_DEFAULT) {
         /* The tuned launch was refused (nothing was enqueued): the
          * program's own launch decides what the program sees. */
@@ -280,9 +311,9 @@ static __attribute__((noinline)) cl_int launch_miss(enqueue_fn real, aoe_cl_kern
     }
     const aoe_policy_entry *pol = atomic_load_explicit(&op->policy, memory_order_acquire);
     if (applies(kr, pol)) {
-        rc = launch_hit(real, kr, pol, q, k, dim, off, gws, lws, nev, evs, ev);
+        rc = launch_hit(real, kr, pol, rd, q, k, dim, off, gws, lws, nev, evs, ev);
     } else {
-        count_launch(kr, 1);
+        count_launch(kr, rd, 0);
         rc = real(q, k, dim, off, gws, lws, nev, evs, ev);
     }
     aoe_rd_end(rd);
@@ -305,12 +336,12 @@ EXPORT cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint di
     if (__builtin_expect(!rd, 0)) goto pass;
     const aoe_policy_entry *pol = atomic_load_explicit(&op->policy, memory_order_acquire);
     if (applies(kr, pol)) {
-        cl_int rc = launch_hit(real, kr, pol, q, k, dim, off, gws, lws, nev, evs, ev);
+        cl_int rc = launch_hit(real, kr, pol, rd, q, k, dim, off, gws, lws, nev, evs, ev);
         aoe_rd_end(rd);
         return rc;
     }
     aoe_rd_end(rd);
-    count_launch(kr, 1); /* count_op == c_op: launch_miss set both */
+    count_launch(kr, rd, 0); /* count_op == c_op: launch_miss set both */
 pass:
     return real(q, k, dim, off, gws, lws, nev, evs, ev);
 }
