@@ -142,20 +142,27 @@ typedef struct aoe_cl_kernel {
     /* Read by every launch: kept together at the start (two cache lines). */
     cl_kernel k;
     int untunable; /* images, samplers, SVM, exec info, untracked program */
-    /* launch cache (seqlock: readers never write; one writer at a time) */
+    /* launch cache (seqlock: readers never write; one writer at a time; the
+     * fields are atomics, relaxed or acquire/release: plain moves on x86,
+     * and no fences, which ThreadSanitizer cannot follow) */
     atomic_uint cache_seq;
     atomic_int cache_writer;
-    uint32_t shape_version; /* bumped when an argument's shape changes */
-    uint32_t arg_version;   /* bumped by every clSetKernelArg */
-    uint64_t c_tag;         /* shape_version, dimensions and local-size presence cached */
-    cl_command_queue c_queue;
-    aoe_op *c_op;
-    size_t c_global[3], c_local[3];
-    /* launch counters, from any launching thread: launches in the low 32
-     * bits, tuned launches in the high 32 (flushed before the low half
-     * overflows) */
+    uint32_t shape_version;      /* bumped when an argument's shape changes */
+    uint32_t arg_version;        /* bumped by every clSetKernelArg */
+    atomic_uint_least64_t c_tag; /* shape_version, dimensions and local-size presence cached */
+    _Atomic(cl_command_queue) c_queue;
+    _Atomic(aoe_op *) c_op;
+    atomic_size_t c_global[3], c_local[3];
+    /* launch counters: the first launching thread (count_owner, its read
+     * node) counts with plain load + store into own_*, any other thread
+     * with a relaxed add into shared (launches in the low 32 bits, tuned in
+     * the high 32; flushed before the low half overflows) */
     _Atomic(aoe_op *) count_op;
-    atomic_uint_least64_t counts;
+    _Atomic(const void *) count_owner;
+    atomic_uint_least64_t own_n, own_t;
+    atomic_uint_least64_t shared;
+    uint64_t flushed_n, flushed_t; /* own_* already flushed (flush_lock) */
+    atomic_int flush_lock;
     /* hit path */
     atomic_uint_least64_t broken_serial; /* its tuned launch was refused: use the default */
     _Atomic(aoe_cl_kvar *) vcur;         /* variant kernel last launched */

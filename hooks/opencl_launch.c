@@ -12,11 +12,13 @@
 
 #include "preload/callsite.h"
 #include "preload/log.h"
+#include "preload/policy_check.h"
 #include "preload/reclaim.h"
 #include "preload/result_file.h"
 #include "preload/spool_write.h"
 #include "preload/tune_ops.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -35,38 +37,42 @@ static inline uint64_t cache_tag(const aoe_cl_kernel *kr, cl_uint dim, const siz
     return (uint64_t)kr->shape_version << 8 | (uint64_t)dim << 1 | (lws != NULL);
 }
 
-static inline int same_sizes(const size_t *a, const size_t *b, cl_uint dim)
+static inline int same_sizes(const atomic_size_t *a, const size_t *b, cl_uint dim)
 {
     for (cl_uint d = 0; d < dim; d++)
-        if (a[d] != b[d]) return 0;
+        if (atomic_load_explicit(&a[d], memory_order_acquire) != b[d]) return 0;
     return 1;
 }
 
-/* Lock-free read of the launch cache; NULL when it does not match. */
+/* Lock-free read of the launch cache; NULL when it does not match. The
+ * acquire loads keep the second read of the sequence after them. */
 static inline aoe_op *cache_lookup(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim,
                                    const size_t *gws, const size_t *lws)
 {
     unsigned s = atomic_load_explicit(&kr->cache_seq, memory_order_acquire);
-    aoe_op *op = kr->c_op;
-    if ((s & 1) || !op || kr->c_tag != cache_tag(kr, dim, lws) || kr->c_queue != q ||
+    aoe_op *op = atomic_load_explicit(&kr->c_op, memory_order_acquire);
+    if ((s & 1) || !op ||
+        atomic_load_explicit(&kr->c_tag, memory_order_acquire) != cache_tag(kr, dim, lws) ||
+        atomic_load_explicit(&kr->c_queue, memory_order_acquire) != q ||
         !same_sizes(kr->c_global, gws, dim) || (lws && !same_sizes(kr->c_local, lws, dim)))
         return NULL;
-    atomic_thread_fence(memory_order_acquire);
     return atomic_load_explicit(&kr->cache_seq, memory_order_relaxed) == s ? op : NULL;
 }
 
+/* The release stores keep the odd sequence before every field. */
 static void cache_store(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim, const size_t *gws,
                         const size_t *lws, aoe_op *op)
 {
     if (atomic_exchange_explicit(&kr->cache_writer, 1, memory_order_acquire)) return;
     unsigned s = atomic_load_explicit(&kr->cache_seq, memory_order_relaxed);
     atomic_store_explicit(&kr->cache_seq, s + 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-    kr->c_tag = cache_tag(kr, dim, lws);
-    kr->c_queue = q;
-    memcpy(kr->c_global, gws, dim * sizeof *gws);
-    if (lws) memcpy(kr->c_local, lws, dim * sizeof *lws);
-    kr->c_op = op;
+    atomic_store_explicit(&kr->c_tag, cache_tag(kr, dim, lws), memory_order_release);
+    atomic_store_explicit(&kr->c_queue, q, memory_order_release);
+    for (cl_uint d = 0; d < dim; d++) {
+        atomic_store_explicit(&kr->c_global[d], gws[d], memory_order_release);
+        if (lws) atomic_store_explicit(&kr->c_local[d], lws[d], memory_order_release);
+    }
+    atomic_store_explicit(&kr->c_op, op, memory_order_release);
     atomic_store_explicit(&kr->cache_seq, s + 2, memory_order_release);
     atomic_store_explicit(&kr->cache_writer, 0, memory_order_release);
 }
@@ -75,19 +81,50 @@ void aoe_cl_flush_kernel_counts(aoe_cl_kernel *kr)
 {
     aoe_op *op = atomic_load_explicit(&kr->count_op, memory_order_relaxed);
     if (!op) return;
-    uint64_t v = atomic_exchange_explicit(&kr->counts, 0, memory_order_relaxed);
-    uint64_t n = v & 0xffffffffu, t = v >> 32;
-    if (n) atomic_fetch_add(&op->launches, n);
-    if (t) atomic_fetch_add(&op->tuned_launches, t);
+    /* A flush already running elsewhere takes these counts too. */
+    if (atomic_exchange_explicit(&kr->flush_lock, 1, memory_order_acquire)) return;
+    uint64_t v = atomic_exchange_explicit(&kr->shared, 0, memory_order_relaxed);
+    uint64_t n = atomic_load_explicit(&kr->own_n, memory_order_relaxed);
+    uint64_t t = atomic_load_explicit(&kr->own_t, memory_order_relaxed);
+    uint64_t dn = n - kr->flushed_n, dt = t - kr->flushed_t;
+    kr->flushed_n = n;
+    kr->flushed_t = t;
+    atomic_store_explicit(&kr->flush_lock, 0, memory_order_release);
+    dn += v & 0xffffffffu;
+    dt += v >> 32;
+    if (dn) atomic_fetch_add(&op->launches, dn);
+    if (dt) atomic_fetch_add(&op->tuned_launches, dt);
 }
 
-#define COUNT_TUNED ((1ull << 32) | 1u)
-
-/* One relaxed add per launch on the kernel object's own counter. */
-static inline void count_launch(aoe_cl_kernel *kr, uint64_t inc)
+static inline void own_add(atomic_uint_least64_t *c)
 {
-    uint64_t v = atomic_fetch_add_explicit(&kr->counts, inc, memory_order_relaxed);
-    if (__builtin_expect((uint32_t)v >= 1u << 31, 0)) aoe_cl_flush_kernel_counts(kr);
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+static __attribute__((noinline)) void count_other(aoe_cl_kernel *kr, const void *rd, int tuned)
+{
+    const void *none = NULL;
+    if (rd && atomic_compare_exchange_strong(&kr->count_owner, &none, rd)) {
+        own_add(&kr->own_n);
+        if (tuned) own_add(&kr->own_t);
+        return;
+    }
+    uint64_t inc = tuned ? (1ull << 32) | 1u : 1u;
+    uint64_t v = atomic_fetch_add_explicit(&kr->shared, inc, memory_order_relaxed);
+    if ((uint32_t)v >= 1u << 31) aoe_cl_flush_kernel_counts(kr);
+}
+
+/* The owner's count is two plain moves; no lost counts from other threads. */
+static inline void count_launch(aoe_cl_kernel *kr, const void *rd, int tuned)
+{
+    if (__builtin_expect(atomic_load_explicit(&kr->count_owner, memory_order_relaxed) == rd, 1) &&
+        rd) {
+        own_add(&kr->own_n);
+        if (tuned) own_add(&kr->own_t);
+        return;
+    }
+    count_other(kr, rd, tuned);
 }
 
 /* Queue -> device fingerprint, so a kernel launched on several queues of one
@@ -141,6 +178,32 @@ static void start_background(void)
     atomic_store_explicit(&g_started_epoch, aoe_fork_epoch, memory_order_relaxed);
 }
 
+/* The launch an operator was created for, with the device's work-group
+ * limits and the kernel's declared tunables: what a policy must fit. */
+static void set_shape(aoe_cl_kernel *kr, aoe_op *op, cl_command_queue q, cl_uint dim,
+                      const size_t *gws, const size_t *lws)
+{
+    aoe_launch_shape *ls = calloc(1, sizeof *ls);
+    if (!ls) return; /* no policy is applied to it */
+    ls->dim = dim;
+    ls->has_local = lws != NULL;
+    for (cl_uint d = 0; d < dim; d++) {
+        ls->global[d] = gws[d];
+        ls->local[d] = lws ? lws[d] : 0;
+    }
+    cl_device_id dev = NULL;
+    size_t wg = 0, items[3] = {0, 0, 0};
+    if (REAL(clGetCommandQueueInfo)(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) == CL_SUCCESS) {
+        if (REAL(clGetDeviceInfo)(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL)) wg = 0;
+        if (REAL(clGetDeviceInfo)(dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL))
+            items[0] = items[1] = items[2] = 0;
+    }
+    ls->max_wg = wg;
+    for (int d = 0; d < 3; d++) ls->max_item[d] = items[d];
+    ls->decl = aoe_shim_tunables_for(kr->name, kr->prog->source, kr->prog->hash);
+    atomic_store_explicit(&op->shape, ls, memory_order_release);
+}
+
 /* First sight of an operator in this process: call site, bank lookup, and
  * the capture decision. */
 static void first_sight(aoe_cl_kernel *kr, aoe_op *op, cl_command_queue q, cl_uint dim,
@@ -181,6 +244,7 @@ aoe_op *aoe_cl_launch_slow(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim, c
     if (!op) return NULL;
     if (created) {
         kr->ops_created++;
+        set_shape(kr, op, q, dim, gws, lws);
         first_sight(kr, op, q, dim, gws, lws, &key);
     }
     cache_store(kr, q, dim, gws, lws, op);
@@ -201,16 +265,16 @@ static cl_int launch_tuned(enqueue_fn real, aoe_cl_kernel *kr, const aoe_policy_
 /* A launch with a policy (inside a read section): the tuned launch, or the
  * program's own when none is possible (yet) or the runtime refused it. */
 static inline cl_int launch_hit(enqueue_fn real, aoe_cl_kernel *kr, const aoe_policy_entry *pol,
-                                cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
-                                const size_t *gws, const size_t *lws, cl_uint nev,
-                                const cl_event *evs, cl_event *ev)
+                                const void *rd, cl_command_queue q, cl_kernel k, cl_uint dim,
+                                const size_t *off, const size_t *gws, const size_t *lws,
+                                cl_uint nev, const cl_event *evs, cl_event *ev)
 {
     cl_int rc = launch_tuned(real, kr, pol, q, dim, off, gws, lws, nev, evs, ev);
     if (rc == CL_SUCCESS) {
-        count_launch(kr, COUNT_TUNED);
+        count_launch(kr, rd, 1);
         return rc;
     }
-    count_launch(kr, 1);
+    count_launch(kr, rd, 0);
     if (rc != USE_DEFAULT) {
         /* The tuned launch was refused (nothing was enqueued): the
          * program's own launch decides what the program sees. */
@@ -248,9 +312,9 @@ static __attribute__((noinline)) cl_int launch_miss(enqueue_fn real, aoe_cl_kern
     }
     const aoe_policy_entry *pol = atomic_load_explicit(&op->policy, memory_order_acquire);
     if (applies(kr, pol)) {
-        rc = launch_hit(real, kr, pol, q, k, dim, off, gws, lws, nev, evs, ev);
+        rc = launch_hit(real, kr, pol, rd, q, k, dim, off, gws, lws, nev, evs, ev);
     } else {
-        count_launch(kr, 1);
+        count_launch(kr, rd, 0);
         rc = real(q, k, dim, off, gws, lws, nev, evs, ev);
     }
     aoe_rd_end(rd);
@@ -300,12 +364,12 @@ static inline cl_int launch(enqueue_fn real, aoe_cl_kernel *kr, cl_command_queue
     if (__builtin_expect(!rd, 0)) goto pass;
     const aoe_policy_entry *pol = atomic_load_explicit(&op->policy, memory_order_acquire);
     if (applies(kr, pol)) {
-        cl_int rc = launch_hit(real, kr, pol, q, k, dim, off, gws, lws, nev, evs, ev);
+        cl_int rc = launch_hit(real, kr, pol, rd, q, k, dim, off, gws, lws, nev, evs, ev);
         aoe_rd_end(rd);
         return rc;
     }
     aoe_rd_end(rd);
-    count_launch(kr, 1); /* count_op == c_op: launch_miss set both */
+    count_launch(kr, rd, 0); /* count_op == c_op: launch_miss set both */
 pass:
     return real(q, k, dim, off, gws, lws, nev, evs, ev);
 }

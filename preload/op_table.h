@@ -39,6 +39,11 @@ typedef struct aoe_op {
     atomic_uint_least64_t launches;       /* launches seen (flushed from kernels) */
     atomic_uint_least64_t tuned_launches; /* of which went out with a tuned policy */
     double active_after_s; /* seconds from the first launch until its policy was published */
+    /* the launch it was created for (NULL until set at first sight): a
+     * policy is published only if it fits (preload/policy_check.h) */
+    _Atomic(const struct aoe_launch_shape *) shape;
+    atomic_int_least64_t refused_ts; /* timestamp of the last record refused (one message) */
+    atomic_uint refused;             /* records refused */
     char kernel_name[128];
     char call_site[256];
 } aoe_op;

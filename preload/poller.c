@@ -6,6 +6,7 @@
 #include "preload/log.h"
 #include "preload/log_memo.h"
 #include "preload/op_table.h"
+#include "preload/policy_check.h"
 #include "preload/poller.h"
 #include "preload/reclaim.h"
 #include "preload/result_file.h"
@@ -14,6 +15,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -76,8 +78,19 @@ int aoe_op_refresh(aoe_op *op, aoe_bank *bank)
     if (aoe_bank_get(bank, op->fingerprint, &op->key, &rec) != 1) return 0;
     const aoe_policy_entry *cur = atomic_load_explicit(&op->policy, memory_order_acquire);
     if (cur && same_record(&cur->rec, &rec)) return 0;
+    const aoe_launch_shape *shape = atomic_load_explicit(&op->shape, memory_order_acquire);
+    if (!shape) return 0; /* first sight still running: it refreshes */
     aoe_policy_entry *e = aoe_policy_from_record(&rec);
     if (!e) return 0;
+    char why[256];
+    if (aoe_policy_check(e, shape, why, sizeof why)) {
+        int first = atomic_fetch_add(&op->refused, 1) == 0;
+        if (atomic_exchange(&op->refused_ts, rec.timestamp) != rec.timestamp || first)
+            AOE_WARN("bank record for %s refused: %s; the program's own launch runs",
+                     op->kernel_name, why);
+        free(e);
+        return 0;
+    }
     if (!aoe_op_publish(op, cur, e)) return 0;
     if (!cur) op->active_after_s = aoe_result_elapsed();
     return 1;

@@ -27,9 +27,12 @@ static retired *g_wait;        /* poller only: waiting for the grace period */
 static atomic_ulong g_pending; /* both lists */
 static int g_mb = -1;          /* poller only: membarrier usable (1), not (0), unknown */
 
+/* Thread exit: the node goes to the next new thread (a launch from a later
+ * destructor of this thread registers again). */
 static void thread_gone(void *v)
 {
     aoe_rd_node *n = v;
+    if (aoe_rd_self == n) aoe_rd_self = NULL;
     atomic_store_explicit(&n->used, 0, memory_order_release);
 }
 
