@@ -167,7 +167,9 @@ typedef struct aoe_cl_kernel {
     atomic_uint_least64_t broken_serial; /* its tuned launch was refused: use the default */
     _Atomic(aoe_cl_kvar *) vcur;         /* variant kernel last launched */
     atomic_int vlock;                    /* try-lock: matching and mirroring variant kernels */
-    /* the rest: object state and first-sight work */
+    /* the rest: object state and first-sight work (slow_lock: one thread at
+     * a time; another launching meanwhile takes the default) */
+    atomic_int slow_lock;
     uint32_t ops_created; /* operators created by this kernel object's launches */
     aoe_cl_kvar *kvars;   /* every variant kernel made (vlock) */
     aoe_cl_program *prog;

@@ -300,15 +300,22 @@ static __attribute__((noinline)) cl_int launch_miss(enqueue_fn real, aoe_cl_kern
 {
     aoe_rd_node *rd = aoe_rd_begin(); /* first sight reads the policy too */
     if (!rd) return real(q, k, dim, off, gws, lws, nev, evs, ev);
-    aoe_op *op = aoe_cl_launch_slow(kr, q, dim, gws, lws);
     cl_int rc;
+    if (atomic_exchange_explicit(&kr->slow_lock, 1, memory_order_acquire)) {
+        /* another thread is on the slow path of this kernel object */
+        aoe_rd_end(rd);
+        count_launch(kr, rd, 0);
+        return real(q, k, dim, off, gws, lws, nev, evs, ev);
+    }
+    aoe_op *op = aoe_cl_launch_slow(kr, q, dim, gws, lws);
+    if (op && atomic_load_explicit(&kr->count_op, memory_order_relaxed) != op) {
+        aoe_cl_flush_kernel_counts(kr);
+        atomic_store_explicit(&kr->count_op, op, memory_order_relaxed);
+    }
+    atomic_store_explicit(&kr->slow_lock, 0, memory_order_release);
     if (!op) {
         aoe_rd_end(rd);
         return real(q, k, dim, off, gws, lws, nev, evs, ev);
-    }
-    if (atomic_load_explicit(&kr->count_op, memory_order_relaxed) != op) {
-        aoe_cl_flush_kernel_counts(kr);
-        atomic_store_explicit(&kr->count_op, op, memory_order_relaxed);
     }
     const aoe_policy_entry *pol = atomic_load_explicit(&op->policy, memory_order_acquire);
     if (applies(kr, pol)) {
