@@ -63,6 +63,11 @@ int aoe_policy_check(const aoe_policy_entry *pol, const aoe_launch_shape *l, cha
         }
     }
     if (!has_local) return 0;
+    /* The program's own sizes (a default policy) are whatever the program
+     * launches itself, non-uniform work-groups (OpenCL 2.0) included. */
+    int own = l->has_local;
+    for (uint32_t d = 0; d < dim && own; d++) own = g[d] == l->global[d] && lo[d] == l->local[d];
+    if (own) return 0;
     uint64_t product = 1;
     for (uint32_t d = 0; d < dim; d++) {
         if (!lo[d] || g[d] % lo[d]) {
