@@ -5,7 +5,8 @@
 # the installed pair works on its own: the GEMM client under the installed
 # `aoe run` is captured, tuned by the installed background tuner with the
 # installed tunables (the record carries TS, WPT and WIDTH from
-# share/aoe/tunables/gemm.json) and hits on the second run.
+# share/aoe/tunables/gemm.json) and hits on the second run. `cpack` makes a
+# .deb with the same files under /usr.
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 P="$T/prefix"
@@ -48,4 +49,12 @@ r1=$(latest_result)
 r2=$(latest_result)
 [ "$r2" != "$r1" ] || fail "second run wrote no result file: $(cat "$T/err2")"
 [ "$(json "$r2" 'r["OPAT"]["repo_summary"]["hit"]')" -ge 1 ] || fail "second run: no hit: $(cat "$r2")"
-echo "install: ok (layout, ldd, installed aoe + shim + tunables tuned gemm and hit)"
+
+# The Debian package (cpack): the same files under /usr.
+cpack --config "$B/CPackConfig.cmake" -B "$T/deb" >"$T/cpack.log" 2>&1 || fail "cpack: $(cat "$T/cpack.log")"
+deb=$(compgen -G "$T/deb/aoe_*.deb" | head -1) || fail "cpack made no .deb: $(cat "$T/cpack.log")"
+sed 's|^|usr/|' "$T/want" >"$T/want_deb"
+dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {print $NF}' | sed 's|^\./||' | sort >"$T/got_deb"
+diff "$T/want_deb" "$T/got_deb" >"$T/diff" || fail ".deb files differ: $(cat "$T/diff")"
+dpkg-deb -f "$deb" Depends | grep -q liblmdb || fail ".deb without library dependencies"
+echo "install: ok (layout, ldd, installed aoe + shim + tunables tuned gemm and hit, .deb)"
