@@ -2,6 +2,7 @@
  * first sight), never on the launch path. */
 #include "preload/policy_check.h"
 
+#include "preload/layout.h"
 #include "preload/log.h"
 #include "preload/shim.h"
 
@@ -9,7 +10,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static int64_t param_value(const aoe_policy_entry *pol, const aoe_tunable_param *tp)
 {
@@ -96,14 +96,8 @@ static aoe_tunables g_tunables;
 static void load(void)
 {
     char dir[4200], err[512];
-    const char *rel[] = {"/../../etc/tunables", "/../share/aoe/tunables"};
-    dir[0] = '\0';
-    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-        struct stat st;
-        snprintf(dir, sizeof dir, "%s%s", aoe_shim.self_dir, rel[i]);
-        if (!stat(dir, &st) && S_ISDIR(st.st_mode)) break;
+    if (aoe_layout_find(aoe_shim.self_dir, AOE_FROM_LIB, AOE_LAYOUT_TUNABLES, dir, sizeof dir))
         dir[0] = '\0';
-    }
     const char *extra = aoe_shim.cfg.text[AOE_CFG_TUNABLES];
     if (aoe_tunables_load(dir[0] ? dir : NULL, extra && *extra ? extra : NULL, &g_tunables, err,
                           sizeof err))

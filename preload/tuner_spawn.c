@@ -5,6 +5,7 @@
  * the tuner is never the program's child. The tuner exits when idle, so a
  * tuner is started whenever a job was queued and none holds tuner.lock. */
 #include "preload/fs_safe.h"
+#include "preload/layout.h"
 #include "preload/log.h"
 #include "preload/log_memo.h"
 #include "preload/shim.h"
@@ -101,7 +102,7 @@ void aoe_tuner_spawn(void)
     if (last && now - last < 1000) return;
     if (!atomic_compare_exchange_strong(&g_last_spawn_ms, &last, now)) return;
     char aoe[4200], log[4200], err[512];
-    snprintf(aoe, sizeof aoe, "%s/../bin/aoe", aoe_shim.self_dir);
+    aoe_layout_find(aoe_shim.self_dir, AOE_FROM_LIB, AOE_LAYOUT_CLI, aoe, sizeof aoe);
     snprintf(log, sizeof log, "%s/tuner.log", aoe_shim.spool_dir);
     if (access(aoe, X_OK)) {
         aoe_shim_log_once(&g_missing_logged, AOE_LOG_WARN,

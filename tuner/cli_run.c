@@ -3,6 +3,8 @@
  * Exits with the program's status (128+N when a signal N ended it). */
 #include "tuner/cli.h"
 
+#include "preload/layout.h"
+
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
@@ -37,14 +39,9 @@ static void usage(FILE *f)
 static int hook_path(char *out, size_t len)
 {
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return -1;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash) return -1;
-    *slash = '\0';
-    int w = snprintf(out, len, "%s/../lib/libaoe_hook.so", exe);
-    if (w < 0 || (size_t)w >= len) return -1;
+    if (aoe_layout_exe_dir(exe, sizeof exe) ||
+        aoe_layout_find(exe, AOE_FROM_BIN, AOE_LAYOUT_SHIM, out, len))
+        return -1;
     char *real = realpath(out, NULL);
     if (!real) return -1;
     snprintf(out, len, "%s", real);
@@ -203,7 +200,7 @@ int aoe_cmd_run(int argc, char **argv)
     }
     char hook[PATH_MAX];
     if (hook_path(hook, sizeof hook)) {
-        fprintf(stderr, "aoe run: libaoe_hook.so not found next to this aoe (../lib/)\n");
+        fprintf(stderr, "aoe run: libaoe_hook.so not found beside this aoe (its lib directory)\n");
         return AOE_EXIT_FAIL;
     }
     if ((bank && setenv("TUNE_BANK_PATH", bank, 1)) ||

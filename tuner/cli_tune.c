@@ -1,5 +1,6 @@
 /* `aoe tune JOB... | --spool DIR [--idle-exit S] | --simulate FILE`: tunes
  * job files (or a spool of them) and writes the results to the bank. */
+#include "preload/layout.h"
 #include "preload/log.h"
 #include "store/bank.h"
 #include "tuner/cli.h"
@@ -64,25 +65,14 @@ static int parse_num(const char *flag, const char *v, double lo, double hi, doub
     return 0;
 }
 
-/* etc/tunables next to the binary: <bin>/../../etc/tunables in the build tree,
- * <bin>/../etc/tunables or <bin>/../share/aoe/tunables when installed. */
+/* The shipped tunables: <bin>/../share/aoe/tunables installed or in any build
+ * tree (preload/layout.c, the same lookup as the shim's). */
 static void find_tunables(char *out, size_t len)
 {
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    out[0] = '\0';
-    if (n <= 0) return;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash) return;
-    *slash = '\0';
-    const char *rel[] = {"/../../etc/tunables", "/../etc/tunables", "/../share/aoe/tunables"};
-    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-        struct stat st;
-        snprintf(out, len, "%s%s", exe, rel[i]);
-        if (!stat(out, &st) && S_ISDIR(st.st_mode)) return;
-    }
-    out[0] = '\0';
+    if (aoe_layout_exe_dir(exe, sizeof exe) ||
+        aoe_layout_find(exe, AOE_FROM_BIN, AOE_LAYOUT_TUNABLES, out, len))
+        out[0] = '\0';
 }
 
 static int parse_args(int argc, char **argv, aoe_tune_cli *c)
