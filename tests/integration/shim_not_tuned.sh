@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Kernels the shim sees and does not tune are named with their reason: a
+# real PoCL program (tests/clients/image_kernels.c) with an image kernel
+# (img_scale), a buffer kernel filtered by AOE_TUNE_OPS (vec_offset) and one
+# tuned normally (vec_scale), run under `aoe run --offline`. The result file's
+# OPAT.not_tuned lists the first two with their reason and launches, and
+# `aoe run` prints one line per reason after its summary.
+set -euo pipefail
+. "$(dirname "$0")/shim_helpers.bash"
+client="$B/clients/image_kernels"
+echo vec_scale >"$T/ops"
+out=$(AOE_TUNE_OPS="$T/ops" AOE_LOG_LEVEL=debug "$AOE" run --offline -- "$client" --repeat 3 \
+  2>"$T/err") || fail "client failed: $out $(cat "$T/err")"
+grep -q "image_kernels: launches=3 ok" <<<"$out" || fail "client output: $out"
+r=$(latest_result)
+[ -n "$r" ] || fail "no result file: $(cat "$T/err")"
+nt() { json "$r" "sorted((e['op_name'], e['reason'], e['launches']) for e in r['OPAT']['not_tuned'])"; }
+want="[('img_scale', 'image_or_sampler', 3), ('vec_offset', 'filtered_by_tune_ops', 3)]"
+[ "$(nt)" = "$want" ] || fail "not_tuned in the result file: $(nt), want $want"
+# repo_summary keeps its meaning: operators only (the image kernel has none)
+[ "$(json "$r" 'r["OPAT"]["repo_summary"]["total"]')" = 2 ] || fail "repo_summary: $(cat "$r")"
+grep -qx 'not tuned (image or sampler argument): img_scale' "$T/err" ||
+  fail "no image line from aoe run: $(cat "$T/err")"
+grep -qx 'not tuned (filtered by AOE_TUNE_OPS): vec_offset' "$T/err" ||
+  fail "no AOE_TUNE_OPS line from aoe run: $(cat "$T/err")"
+! grep '^not tuned' "$T/err" | grep -q vec_scale || fail "vec_scale listed: $(cat "$T/err")"
+# AOE_LOG_LEVEL=debug: each logged once at first sight
+[ "$(grep -c '^aoe: not tuned (image or sampler argument): img_scale' "$T/err")" = 1 ] ||
+  fail "debug line for img_scale: $(cat "$T/err")"
+echo "shim_not_tuned: ok ($(grep -c '^not tuned' "$T/err") reasons listed)"
