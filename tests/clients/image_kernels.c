@@ -1,11 +1,14 @@
 /* Test client: one program with an image kernel (img_scale: an image2d_t
  * read through a sampler_t) and two buffer kernels (vec_scale, vec_offset),
  * each launched --repeat N times (default 2) on the first OpenCL device,
- * results checked against the CPU. The shim tunes the buffer kernels and
- * passes img_scale through, naming it under "not_tuned"
+ * results checked against the CPU. --unseen: a kernel object of vec_copy is
+ * also created through libOpenCL's own clCreateKernel (dlvsym, which the
+ * shim does not wrap) and launched once through the ordinary symbol. The shim tunes the buffer
+ * kernels and passes img_scale through, naming it under "not_tuned"
  * (tests/integration/shim_not_tuned.sh). */
 #include "tests/support/testcl.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,9 @@ static const char *src =
     "    size_t i = get_global_id(0);\n"
     "    b[i] = a[i] * 2.0f;\n"
     "}\n"
+    "__kernel void vec_copy(__global const float *a, __global float *b) {\n"
+    "    b[get_global_id(0)] = a[get_global_id(0)];\n"
+    "}\n"
     "__kernel void vec_offset(__global float *b) {\n"
     "    size_t i = get_global_id(0);\n"
     "    b[i] += 1.0f;\n"
@@ -37,10 +43,17 @@ static void check(cl_int rc, const char *what)
 
 int main(int argc, char **argv)
 {
-    int repeat = 2;
-    if (argc == 3 && !strcmp(argv[1], "--repeat")) repeat = atoi(argv[2]);
+    int repeat = 2, unseen = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--unseen"))
+            unseen = 1;
+        else
+            repeat = 0;
+    }
     if (repeat < 1) {
-        fprintf(stderr, "usage: image_kernels [--repeat N]\n");
+        fprintf(stderr, "usage: image_kernels [--repeat N] [--unseen]\n");
         return 2;
     }
     tc_env e;
@@ -101,6 +114,22 @@ int main(int argc, char **argv)
         check(clEnqueueReadBuffer(e.queue, dout, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL),
               "read");
         for (int i = 0; i < W * H; i++) bad |= out[i] != a[i] * 2.0f + 1.0f;
+    }
+    if (unseen) {
+        typedef __typeof__(&clCreateKernel) create_fn;
+        void *lib = dlopen("libOpenCL.so.1", RTLD_LAZY | RTLD_NOLOAD);
+        create_fn create = lib ? (create_fn)dlvsym(lib, "clCreateKernel", "OPENCL_1.0") : NULL;
+        if (!create) {
+            fprintf(stderr, "image_kernels: no clCreateKernel@OPENCL_1.0 in libOpenCL.so.1\n");
+            return 1;
+        }
+        cl_kernel kcopy = create(prog, "vec_copy", &rc);
+        check(rc, "clCreateKernel@OPENCL_1.0 vec_copy");
+        check(clSetKernelArg(kcopy, 0, sizeof da, &da), "arg a");
+        check(clSetKernelArg(kcopy, 1, sizeof dout, &dout), "arg b");
+        check(clEnqueueNDRangeKernel(e.queue, kcopy, 1, NULL, g1, NULL, 0, NULL, NULL), "vec_copy");
+        check(clFinish(e.queue), "clFinish");
+        clReleaseKernel(kcopy);
     }
     printf("image_kernels: launches=%d %s\n", repeat, bad ? "MISMATCH" : "ok");
     clReleaseMemObject(img);

@@ -27,4 +27,13 @@ grep -qx 'not tuned (filtered by AOE_TUNE_OPS): vec_offset' "$T/err" ||
 # AOE_LOG_LEVEL=debug: each logged once at first sight
 [ "$(grep -c '^aoe: not tuned (image or sampler argument): img_scale' "$T/err")" = 1 ] ||
   fail "debug line for img_scale: $(cat "$T/err")"
+# A kernel object created where the shim cannot see it (libOpenCL's own
+# clCreateKernel) is named at its first launch.
+"$AOE" run --offline -- "$client" --repeat 1 --unseen >/dev/null 2>"$T/err2" ||
+  fail "client --unseen failed: $(cat "$T/err2")"
+r=$(latest_result)
+got=$(json "$r" "[(e['reason'], e['launches']) for e in r['OPAT']['not_tuned'] if e['op_name'] == 'vec_copy']")
+[ "$got" = "[('kernel_not_tracked', 1)]" ] || fail "vec_copy in not_tuned: $got: $(cat "$r")"
+grep -qx 'not tuned (kernel object created outside the shim): vec_copy' "$T/err2" ||
+  fail "no line for vec_copy: $(cat "$T/err2")"
 echo "shim_not_tuned: ok ($(grep -c '^not tuned' "$T/err") reasons listed)"
