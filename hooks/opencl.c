@@ -313,8 +313,9 @@ static pthread_mutex_t g_unseen_lock = PTHREAD_MUTEX_INITIALIZER;
 
 aoe_cl_kernel *aoe_cl_kernel_unseen(cl_kernel k)
 {
-    if (atomic_fetch_add_explicit(&g_unseen, 1, memory_order_relaxed) >= MAX_UNSEEN_KERNELS)
-        return NULL;
+    if (atomic_load_explicit(&g_unseen, memory_order_relaxed) >= MAX_UNSEEN_KERNELS ||
+        atomic_fetch_add_explicit(&g_unseen, 1, memory_order_relaxed) >= MAX_UNSEEN_KERNELS)
+        return NULL; /* past the bound: one relaxed load per launch */
     char name[128];
     if (kernel_name(k, name, sizeof name)) snprintf(name, sizeof name, "?");
     /* One record per object: two threads launching it first race here. */

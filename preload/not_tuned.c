@@ -12,6 +12,9 @@
 #define MAX_ENTRIES 512
 
 static aoe_not_tuned g_entries[MAX_ENTRIES];
+/* Given out when the table is full, never listed: a kernel object holding it
+ * does not ask again at every launch. */
+static aoe_not_tuned g_overflow;
 static atomic_int g_count; /* entries published (release) */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -39,7 +42,8 @@ aoe_not_tuned *aoe_not_tuned_note(const char *name, int reason, const char *deta
     for (int i = 0; i < n && !e; i++)
         if (g_entries[i].reason == reason && !strncmp(g_entries[i].name, name, 127))
             e = &g_entries[i];
-    if (!e && n < MAX_ENTRIES) {
+    if (!e && n >= MAX_ENTRIES) e = &g_overflow;
+    if (!e) {
         e = &g_entries[n];
         snprintf(e->name, sizeof e->name, "%s", name);
         snprintf(e->detail, sizeof e->detail, "%s", detail ? detail : "");

@@ -47,7 +47,8 @@ const char *aoe_not_tuned_json(int reason);
 const char *aoe_not_tuned_text(int reason);
 
 /* The entry for (name, reason), created on first call (logged at debug);
- * NULL when the table is full. Takes a lock: first sight only. */
+ * when the table is full, an entry that is never listed. Takes a lock:
+ * first sight only. */
 aoe_not_tuned *aoe_not_tuned_note(const char *name, int reason, const char *detail);
 
 typedef void (*aoe_not_tuned_visit)(const aoe_not_tuned *e, void *ctx);
