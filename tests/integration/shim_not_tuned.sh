@@ -9,8 +9,9 @@ set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 client="$B/clients/image_kernels"
 echo vec_scale >"$T/ops"
-out=$(AOE_TUNE_OPS="$T/ops" AOE_LOG_LEVEL=debug "$AOE" run --offline -- "$client" --repeat 3 \
-  2>"$T/err") || fail "client failed: $out $(cat "$T/err")"
+# LD_PRELOAD: aoe run appends the shim (tests/integration/asan/run.sh)
+out=$(AOE_TUNE_OPS="$T/ops" AOE_LOG_LEVEL=debug LD_PRELOAD="${AOE_TEST_PRELOAD:-}" \
+  "$AOE" run --offline -- "$client" --repeat 3 2>"$T/err") || fail "client failed: $out $(cat "$T/err")"
 grep -q "image_kernels: launches=3 ok" <<<"$out" || fail "client output: $out"
 r=$(latest_result)
 [ -n "$r" ] || fail "no result file: $(cat "$T/err")"
@@ -29,7 +30,7 @@ grep -qx 'not tuned (filtered by AOE_TUNE_OPS): vec_offset' "$T/err" ||
   fail "debug line for img_scale: $(cat "$T/err")"
 # A kernel object created where the shim cannot see it (libOpenCL's own
 # clCreateKernel) is named at its first launch.
-"$AOE" run --offline -- "$client" --repeat 1 --unseen >/dev/null 2>"$T/err2" ||
+LD_PRELOAD="${AOE_TEST_PRELOAD:-}" "$AOE" run --offline -- "$client" --repeat 1 --unseen >/dev/null 2>"$T/err2" ||
   fail "client --unseen failed: $(cat "$T/err2")"
 r=$(latest_result)
 got=$(json "$r" "[(e['reason'], e['launches']) for e in r['OPAT']['not_tuned'] if e['op_name'] == 'vec_copy']")

@@ -6,7 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 command -v ffmpeg >/dev/null || fail "ffmpeg is not installed (scripts/setup installs it)"
-timeout 120 "$AOE" run --offline -- ffmpeg -nostdin -hide_banner -loglevel error \
+LD_PRELOAD="${AOE_TEST_PRELOAD:-}" timeout 120 "$AOE" run --offline -- ffmpeg -nostdin -hide_banner -loglevel error \
   -init_hw_device opencl=ocl -filter_hw_device ocl -f lavfi -i testsrc=size=320x240:rate=5 \
   -frames:v 5 -vf format=yuv420p,hwupload,nlmeans_opencl,hwdownload,format=yuv420p -f null - \
   2>"$T/err" || fail "ffmpeg under aoe run failed: $(cat "$T/err")"
