@@ -3,7 +3,9 @@
  * each launched --repeat N times (default 2) on the first OpenCL device,
  * results checked against the CPU. --unseen: a kernel object of vec_copy is
  * also created through libOpenCL's own clCreateKernel (dlvsym, which the
- * shim does not wrap) and launched once through the ordinary symbol. The shim tunes the buffer
+ * shim does not wrap) and launched once through the ordinary symbol.
+ * --local L: vec_scale is launched with local size L (its own choice, and
+ * no tunables: the tuner finds nothing to tune). The shim tunes the buffer
  * kernels and passes img_scale through, naming it under "not_tuned"
  * (tests/integration/shim_not_tuned.sh). */
 #include "tests/support/testcl.h"
@@ -44,16 +46,19 @@ static void check(cl_int rc, const char *what)
 int main(int argc, char **argv)
 {
     int repeat = 2, unseen = 0;
+    size_t local = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
             repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--local") && i + 1 < argc)
+            local = (size_t)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--unseen"))
             unseen = 1;
         else
             repeat = 0;
     }
     if (repeat < 1) {
-        fprintf(stderr, "usage: image_kernels [--repeat N] [--unseen]\n");
+        fprintf(stderr, "usage: image_kernels [--repeat N] [--unseen] [--local L]\n");
         return 2;
     }
     tc_env e;
@@ -100,15 +105,16 @@ int main(int argc, char **argv)
     check(clSetKernelArg(kscale, 0, sizeof da, &da), "arg a");
     check(clSetKernelArg(kscale, 1, sizeof dout, &dout), "arg b");
     check(clSetKernelArg(koff, 0, sizeof dout, &dout), "arg b");
-    size_t g2[2] = {W, H}, g1[1] = {W * H};
+    size_t g2[2] = {W, H}, g1[1] = {W * H}, l1[1] = {local};
     int bad = 0;
     for (int r = 0; r < repeat; r++) {
         check(clEnqueueNDRangeKernel(e.queue, kimg, 2, NULL, g2, NULL, 0, NULL, NULL), "img_scale");
         check(clEnqueueReadBuffer(e.queue, dout, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL),
               "read");
         for (int i = 0; i < W * H; i++) bad |= out[i] != pix[i] * 2.0f;
-        check(clEnqueueNDRangeKernel(e.queue, kscale, 1, NULL, g1, NULL, 0, NULL, NULL),
-              "vec_scale");
+        check(
+            clEnqueueNDRangeKernel(e.queue, kscale, 1, NULL, g1, local ? l1 : NULL, 0, NULL, NULL),
+            "vec_scale");
         check(clEnqueueNDRangeKernel(e.queue, koff, 1, NULL, g1, NULL, 0, NULL, NULL),
               "vec_offset");
         check(clEnqueueReadBuffer(e.queue, dout, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL),
