@@ -2,10 +2,15 @@
 
 #include "preload/log.h"
 #include "preload/result_file.h"
+#include "preload/shim.h"
+#include "preload/spool_write.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Bounded: a program with thousands of untunable kernel names lists the
  * first ones (the table never grows on the launch path). */
@@ -62,6 +67,25 @@ void aoe_not_tuned_foreach(aoe_not_tuned_visit fn, void *ctx)
 {
     int n = atomic_load_explicit(&g_count, memory_order_acquire);
     for (int i = 0; i < n; i++) fn(&g_entries[i], ctx);
+}
+
+int aoe_not_tuned_tuner_reason(const aoe_key *key, char *out, size_t len)
+{
+    if (!len || !aoe_spool_has(key)) return -1; /* also: an expired .failed */
+    char hex[33], path[4200];
+    aoe_key_to_hex(key, hex);
+    snprintf(path, sizeof path, "%s/%s.failed.txt", aoe_shim.spool_dir, hex);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st;
+    ssize_t n = -1;
+    if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+        n = read(fd, out, len - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    out[n] = '\0';
+    out[strcspn(out, "\n")] = '\0';
+    return 0;
 }
 
 void aoe_not_tuned_atfork_child(void)

@@ -5,7 +5,10 @@
 #ifndef AOE_NOT_TUNED_H
 #define AOE_NOT_TUNED_H
 
+#include "store/record.h"
+
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* X(code, JSON name, human text): the one list of reasons. */
@@ -22,7 +25,8 @@
     X(CAPTURE_LIMIT, "capture_limit", "capture limit per kernel object")                           \
     X(OPS_LIMIT, "operator_limit", "operator limit per kernel object")                             \
     X(SPOOL_FULL, "spool_full", "spool full")                                                      \
-    X(REFUSED, "policy_refused", "bank record refused by the policy check")
+    X(REFUSED, "policy_refused", "bank record refused by the policy check")                        \
+    X(TUNING_FAILED, "tuning_failed", "tuning failed or nothing to tune")
 
 #define AOE_NT_ENUM(code, json, text) AOE_NT_##code,
 enum { AOE_NT_NONE = 0, AOE_NOT_TUNED_REASONS(AOE_NT_ENUM) AOE_NT_COUNT };
@@ -40,7 +44,8 @@ typedef struct {
 static inline int aoe_not_tuned_per_op(int reason)
 {
     return reason == AOE_NT_FILTERED || reason == AOE_NT_CAPTURE_LIMIT ||
-           reason == AOE_NT_SPOOL_FULL || reason == AOE_NT_REFUSED;
+           reason == AOE_NT_SPOOL_FULL || reason == AOE_NT_REFUSED ||
+           reason == AOE_NT_TUNING_FAILED;
 }
 
 const char *aoe_not_tuned_json(int reason);
@@ -53,6 +58,11 @@ aoe_not_tuned *aoe_not_tuned_note(const char *name, int reason, const char *deta
 
 typedef void (*aoe_not_tuned_visit)(const aoe_not_tuned *e, void *ctx);
 void aoe_not_tuned_foreach(aoe_not_tuned_visit fn, void *ctx);
+
+/* The tuner's reason for giving up on key (the spool's <key>.failed.txt,
+ * first line, a private regular file, never through a link): 0, or -1 when
+ * the spool holds none. Result file only (one open per untuned operator). */
+int aoe_not_tuned_tuner_reason(const aoe_key *key, char *out, size_t len);
 
 void aoe_not_tuned_atfork_child(void);
 

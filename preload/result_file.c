@@ -94,7 +94,14 @@ static void visit(aoe_op *op, void *vctx)
         int why = op->not_tuned                                              ? op->not_tuned
                   : atomic_load_explicit(&op->refused, memory_order_relaxed) ? AOE_NT_REFUSED
                                                                              : 0;
-        if (why) nt_add_launches(nt_entry(s->not_tuned, op->kernel_name, why, op->call_site), n);
+        char tuner[256];
+        const char *detail = op->call_site;
+        if (!why && op->first == AOE_OP_FIRST_MISS &&
+            !aoe_not_tuned_tuner_reason(&op->key, tuner, sizeof tuner)) {
+            why = AOE_NT_TUNING_FAILED; /* the tuner's words say why */
+            detail = tuner;
+        }
+        if (why) nt_add_launches(nt_entry(s->not_tuned, op->kernel_name, why, detail), n);
         return;
     }
     if (op->first == AOE_OP_FIRST_MISS)
