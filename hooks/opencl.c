@@ -178,7 +178,9 @@ EXPORT cl_int clReleaseProgram(cl_program prog)
 enum { ARG_UNKNOWN = 0, ARG_POINTER = 1, ARG_LOCAL = 2, ARG_OPAQUE = 3 };
 
 /* Kernel argument kinds from the argument info (PoCL and most drivers give
- * it even without -cl-kernel-arg-info; without it, values decide). */
+ * it even without -cl-kernel-arg-info; without it, values decide). Returns
+ * 0, or why the kernel cannot be tuned (AOE_NT_*; kr->nt_detail says which
+ * argument). */
 static int classify_args(aoe_cl_kernel *kr)
 {
     for (cl_uint i = 0; i < kr->nargs; i++) {
@@ -192,9 +194,15 @@ static int classify_args(aoe_cl_kernel *kr)
         if (REAL(clGetKernelArgInfo)(kr->k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type - 1, type,
                                      NULL) != CL_SUCCESS)
             type[0] = '\0';
-        if (strstr(type, "image") || strstr(type, "sampler") || strstr(type, "pipe") ||
-            strstr(type, "queue_t") || strstr(type, "event_t"))
-            return -1; /* replaying these needs more than bytes and sizes */
+        /* replaying these needs more than bytes and sizes */
+        int why = (strstr(type, "image") || strstr(type, "sampler")) ? AOE_NT_IMAGE
+                  : (strstr(type, "pipe") || strstr(type, "queue_t") || strstr(type, "event_t"))
+                      ? AOE_NT_PIPE
+                      : 0;
+        if (why) {
+            snprintf(kr->nt_detail, sizeof kr->nt_detail, "argument %u is %s", i, type);
+            return why;
+        }
         if (q == CL_KERNEL_ARG_ADDRESS_LOCAL)
             kr->arg_is_mem[i] = ARG_LOCAL;
         else if (q == CL_KERNEL_ARG_ADDRESS_GLOBAL || q == CL_KERNEL_ARG_ADDRESS_CONSTANT)
@@ -236,7 +244,7 @@ static aoe_cl_kernel *kernel_alloc(cl_kernel k, aoe_cl_program *p, cl_uint nargs
         return NULL;
     }
     for (cl_uint i = 0; i < nargs; i++) kr->args[i].value = kr->args[i].inline_value;
-    atomic_fetch_add(&p->refs, 1);
+    if (p) atomic_fetch_add(&p->refs, 1); /* none for a kernel of an untracked program */
     kr->prog = p;
     return kr;
 }
@@ -251,30 +259,75 @@ static void kernel_publish(aoe_cl_kernel *kr)
     kernel_free(old); /* a released handle value reused by the runtime */
 }
 
+/* A kernel object the shim passes through: tracked with no arguments, so
+ * its first launch records why (aoe_cl_launch_untunable). */
+static aoe_cl_kernel *untunable_kernel(cl_kernel k, const char *name, int why, const char *detail)
+{
+    aoe_cl_kernel *kr = kernel_alloc(k, NULL, 0);
+    if (!kr) return NULL;
+    kr->untunable = why;
+    snprintf(kr->name, sizeof kr->name, "%s", name);
+    snprintf(kr->nt_detail, sizeof kr->nt_detail, "%s", detail);
+    return kr;
+}
+
+static int kernel_name(cl_kernel k, char *out, size_t len)
+{
+    if (REAL(clGetKernelInfo)(k, CL_KERNEL_FUNCTION_NAME, len, out, NULL) != CL_SUCCESS) return -1;
+    out[len - 1] = '\0';
+    return 0;
+}
+
 static void track_kernel(cl_program prog, cl_kernel k, const char *name)
 {
-    aoe_cl_program *p = aoe_ptr_find(&aoe_cl_programs, prog);
-    if (!p || p->kind == AOE_PROG_UNTUNED || !p->options) return;
-    cl_uint nargs = 0;
     char fname[128];
     if (!name) {
-        if (REAL(clGetKernelInfo)(k, CL_KERNEL_FUNCTION_NAME, sizeof fname, fname, NULL) !=
-            CL_SUCCESS)
-            return;
-        fname[sizeof fname - 1] = '\0';
+        if (kernel_name(k, fname, sizeof fname)) return;
         name = fname;
     }
+    aoe_cl_program *p = aoe_ptr_find(&aoe_cl_programs, prog);
+    if (!p || p->kind == AOE_PROG_UNTUNED || !p->options) {
+        const char *why = !p                            ? "not created from source or binary"
+                          : p->kind == AOE_PROG_UNTUNED ? "out of memory at its build"
+                                                        : "build not seen";
+        aoe_cl_kernel *kr = untunable_kernel(k, name, AOE_NT_PROGRAM, why);
+        if (kr) kernel_publish(kr);
+        return;
+    }
+    cl_uint nargs = 0;
     if (REAL(clGetKernelInfo)(k, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL) != CL_SUCCESS ||
         nargs > 4096)
         return;
     aoe_cl_kernel *kr = kernel_alloc(k, p, nargs);
     if (!kr) return;
     snprintf(kr->name, sizeof kr->name, "%s", name);
-    if (classify_args(kr)) {
-        kernel_free(kr);
-        return;
-    }
+    kr->untunable = classify_args(kr); /* its arguments are then never recorded */
     kernel_publish(kr);
+}
+
+/* Bounded, so a program launching kernels the shim cannot track pays the
+ * lookup of the name a limited number of times. */
+#define MAX_UNSEEN_KERNELS 1024
+static atomic_int g_unseen;
+static pthread_mutex_t g_unseen_lock = PTHREAD_MUTEX_INITIALIZER;
+
+aoe_cl_kernel *aoe_cl_kernel_unseen(cl_kernel k)
+{
+    if (atomic_load_explicit(&g_unseen, memory_order_relaxed) >= MAX_UNSEEN_KERNELS ||
+        atomic_fetch_add_explicit(&g_unseen, 1, memory_order_relaxed) >= MAX_UNSEEN_KERNELS)
+        return NULL; /* past the bound: one relaxed load per launch */
+    char name[128];
+    if (kernel_name(k, name, sizeof name)) snprintf(name, sizeof name, "?");
+    /* One record per object: two threads launching it first race here. */
+    pthread_mutex_lock(&g_unseen_lock);
+    aoe_cl_kernel *kr = aoe_ptr_find(&aoe_cl_kernels, k);
+    if (!kr && (kr = untunable_kernel(k, name, AOE_NT_UNSEEN, "its creation was not seen")) &&
+        aoe_ptr_insert(&aoe_cl_kernels, k, kr)) {
+        kernel_free(kr);
+        kr = NULL;
+    }
+    pthread_mutex_unlock(&g_unseen_lock);
+    return kr;
 }
 
 EXPORT cl_kernel clCreateKernel(cl_program prog, const char *name, cl_int *err)
@@ -308,6 +361,7 @@ EXPORT cl_kernel clCloneKernel(cl_kernel src, cl_int *err)
     if (!kr) return k;
     memcpy(kr->name, s->name, sizeof kr->name);
     kr->untunable = s->untunable;
+    memcpy(kr->nt_detail, s->nt_detail, sizeof kr->nt_detail);
     memcpy(kr->arg_is_mem, s->arg_is_mem, s->nargs);
     for (cl_uint i = 0; i < s->nargs; i++) {
         aoe_cl_arg *a = &kr->args[i];
@@ -321,7 +375,7 @@ EXPORT cl_kernel clCloneKernel(cl_kernel src, cl_int *err)
             a->value = malloc(b->size);
             if (!a->value) {
                 a->value = keep;
-                kr->untunable = 1;
+                kr->untunable = AOE_NT_ARG;
                 continue;
             }
         }
@@ -370,7 +424,10 @@ static void record_arg(aoe_cl_kernel *kr, cl_uint idx, size_t size, const void *
         if (v & 1) {
             ns = (aoe_arg_shape){AOE_ARGK_BUFFER, 0, (uint64_t)(v >> 2), NULL};
         } else if (v || kind == ARG_POINTER) {
-            kr->untunable = 1; /* an image, a pipe, or a memory object never seen */
+            /* an image, a pipe, or a memory object never seen */
+            kr->untunable = v ? AOE_NT_IMAGE : AOE_NT_UNKNOWN_MEM;
+            snprintf(kr->nt_detail, sizeof kr->nt_detail, "argument %u%s", idx,
+                     v ? " is an image or pipe object" : "");
             return;
         } else {
             mem = NULL;
@@ -378,7 +435,8 @@ static void record_arg(aoe_cl_kernel *kr, cl_uint idx, size_t size, const void *
         }
     } else {
         if (size > UINT32_MAX) {
-            kr->untunable = 1;
+            kr->untunable = AOE_NT_ARG;
+            snprintf(kr->nt_detail, sizeof kr->nt_detail, "argument %u: %zu bytes", idx, size);
             return;
         }
         ns = (aoe_arg_shape){AOE_ARGK_SCALAR, (uint32_t)size, 0, NULL};
@@ -390,7 +448,7 @@ static void record_arg(aoe_cl_kernel *kr, cl_uint idx, size_t size, const void *
         if (a->value != a->inline_value && a->cap >= size)
             store = a->value;
         else if (!(store = malloc(size))) {
-            kr->untunable = 1;
+            kr->untunable = AOE_NT_ARG;
             return;
         }
     }
@@ -426,7 +484,10 @@ EXPORT cl_int clSetKernelArgSVMPointer(cl_kernel k, cl_uint idx, const void *val
     NO_REAL_INT(clSetKernelArgSVMPointer);
     cl_int rc = REAL(clSetKernelArgSVMPointer)(k, idx, value);
     aoe_cl_kernel *kr = aoe_shim_active ? aoe_ptr_find(&aoe_cl_kernels, k) : NULL;
-    if (rc == CL_SUCCESS && kr) kr->untunable = 1; /* SVM contents cannot be captured */
+    if (rc == CL_SUCCESS && kr && !kr->untunable) {
+        kr->untunable = AOE_NT_SVM; /* SVM contents cannot be captured */
+        snprintf(kr->nt_detail, sizeof kr->nt_detail, "argument %u", idx);
+    }
     return rc;
 }
 
@@ -436,7 +497,7 @@ EXPORT cl_int clSetKernelExecInfo(cl_kernel k, cl_kernel_exec_info name, size_t 
     NO_REAL_INT(clSetKernelExecInfo);
     cl_int rc = REAL(clSetKernelExecInfo)(k, name, size, value);
     aoe_cl_kernel *kr = aoe_shim_active ? aoe_ptr_find(&aoe_cl_kernels, k) : NULL;
-    if (rc == CL_SUCCESS && kr) kr->untunable = 1;
+    if (rc == CL_SUCCESS && kr && !kr->untunable) kr->untunable = AOE_NT_EXEC_INFO;
     return rc;
 }
 
@@ -456,6 +517,8 @@ void aoe_hook_atfork_child(void)
     aoe_ptr_table_atfork_child(&aoe_cl_programs);
     aoe_ptr_table_atfork_child(&aoe_cl_kernels);
     aoe_ptr_table_atfork_child(&aoe_cl_mems);
+    pthread_mutex_init(&g_unseen_lock, NULL);
+    aoe_not_tuned_atfork_child();
     aoe_cl_mem_atfork_child();
     aoe_cl_device_atfork_child();
     aoe_cl_launch_atfork_child();

@@ -64,7 +64,11 @@ void aoe_cl_capture(aoe_cl_kernel *kr, aoe_op *op, cl_command_queue q, cl_uint d
         aoe_tuner_spawn();    /* a job left by an offline run gets tuned now */
         return;
     }
-    if (aoe_spool_full()) return; /* no buffer read back for a job that cannot be written */
+    if (aoe_spool_full()) { /* no buffer read back for a job that cannot be written */
+        op->not_tuned = AOE_NT_SPOOL_FULL;
+        aoe_not_tuned_note(kr->name, AOE_NT_SPOOL_FULL, "");
+        return;
+    }
     aoe_cl_program *p = kr->prog;
     aoe_job job;
     memset(&job, 0, sizeof job);

@@ -3,6 +3,7 @@
 #ifndef AOE_OPENCL_INTERNAL_H
 #define AOE_OPENCL_INTERNAL_H
 
+#include "preload/not_tuned.h"
 #include "preload/op_table.h"
 #include "preload/ptr_table.h"
 #include "preload/shim.h"
@@ -141,7 +142,7 @@ typedef struct {
 typedef struct aoe_cl_kernel {
     /* Read by every launch: kept together at the start (two cache lines). */
     cl_kernel k;
-    int untunable; /* images, samplers, SVM, exec info, untracked program */
+    int untunable; /* 0, or why not (AOE_NT_*): images, samplers, SVM, untracked program */
     /* launch cache (seqlock: readers never write; one writer at a time; the
      * fields are atomics, relaxed or acquire/release: plain moves on x86,
      * and no fences, which ThreadSanitizer cannot follow) */
@@ -179,6 +180,13 @@ typedef struct aoe_cl_kernel {
     aoe_arg_shape *shapes;     /* contiguous copy for aoe_opkey_launch */
     unsigned char *arg_is_mem; /* per arg: 1 global/constant pointer, 2 local, 3 image/sampler */
     int captures;              /* jobs captured from this kernel object */
+    int ops_limited;           /* MAX_OPS_PER_KERNEL reached (noted once) */
+    /* not tuned: the entry (set at its first launch) and launches counted
+     * with plain moves (concurrent launches of one object may lose some) */
+    _Atomic(aoe_not_tuned *) nt;
+    atomic_uint_least64_t nt_launches;
+    uint64_t nt_flushed; /* nt_launches already added to nt (flush_lock) */
+    char nt_detail[64];  /* e.g. the argument and its type */
     /* kernel part of the key, per device */
     cl_command_queue kq;
     uint64_t kpart;
@@ -205,6 +213,10 @@ void aoe_cl_queue_forget(cl_command_queue q);
 /* Forked child: re-arm the writer locks of the device and queue tables. */
 void aoe_cl_device_atfork_child(void);
 void aoe_cl_launch_atfork_child(void);
+
+/* opencl.c: a kernel object launched though its creation was never seen:
+ * tracked from now on as not tunable (NULL when the table is full). */
+aoe_cl_kernel *aoe_cl_kernel_unseen(cl_kernel k);
 
 /* opencl_launch.c */
 aoe_op *aoe_cl_launch_slow(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim, const size_t *gws,

@@ -77,8 +77,21 @@ static void cache_store(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim, cons
     atomic_store_explicit(&kr->cache_writer, 0, memory_order_release);
 }
 
+/* A not-tuned kernel object's launches into its entry. */
+static void flush_not_tuned(aoe_cl_kernel *kr)
+{
+    aoe_not_tuned *nt = atomic_load_explicit(&kr->nt, memory_order_acquire);
+    if (!nt || atomic_exchange_explicit(&kr->flush_lock, 1, memory_order_acquire)) return;
+    uint64_t n = atomic_load_explicit(&kr->nt_launches, memory_order_relaxed);
+    uint64_t dn = n - kr->nt_flushed;
+    kr->nt_flushed = n;
+    atomic_store_explicit(&kr->flush_lock, 0, memory_order_release);
+    if (dn) atomic_fetch_add_explicit(&nt->launches, dn, memory_order_relaxed);
+}
+
 void aoe_cl_flush_kernel_counts(aoe_cl_kernel *kr)
 {
+    if (kr->untunable) flush_not_tuned(kr);
     aoe_op *op = atomic_load_explicit(&kr->count_op, memory_order_relaxed);
     if (!op) return;
     /* A flush already running elsewhere takes these counts too. */
@@ -204,6 +217,13 @@ static void set_shape(aoe_cl_kernel *kr, aoe_op *op, cl_command_queue q, cl_uint
     atomic_store_explicit(&op->shape, ls, memory_order_release);
 }
 
+/* An operator left untuned at its first sight (the kernel could be). */
+static void not_tuned(aoe_op *op, int why, const char *detail)
+{
+    op->not_tuned = why;
+    aoe_not_tuned_note(op->kernel_name, why, detail);
+}
+
 /* First sight of an operator in this process: call site, bank lookup, and
  * the capture decision. */
 static void first_sight(aoe_cl_kernel *kr, aoe_op *op, cl_command_queue q, cl_uint dim,
@@ -220,8 +240,14 @@ static void first_sight(aoe_cl_kernel *kr, aoe_op *op, cl_command_queue q, cl_ui
     }
     if (aoe_shim.mode == AOE_MODE_OFF) return;
     if (op->first == AOE_OP_FIRST_HIT && !aoe_shim.repeat) return;
-    if (!aoe_tune_ops_allows(kr->name)) return;
-    if (kr->captures >= MAX_CAPTURES_PER_KERNEL) return;
+    if (!aoe_tune_ops_allows(kr->name)) {
+        not_tuned(op, AOE_NT_FILTERED, "");
+        return;
+    }
+    if (kr->captures >= MAX_CAPTURES_PER_KERNEL) {
+        not_tuned(op, AOE_NT_CAPTURE_LIMIT, "16 jobs per kernel object");
+        return;
+    }
     kr->captures++;
     aoe_cl_capture(kr, op, q, dim, gws, lws, key);
 }
@@ -241,6 +267,10 @@ aoe_op *aoe_cl_launch_slow(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim, c
         op = aoe_op_get_or_create(&key, kr->name, kr->fingerprint, &created);
     else
         op = aoe_op_find(&key);
+    if (!op && kr->ops_created >= MAX_OPS_PER_KERNEL && !kr->ops_limited) {
+        kr->ops_limited = 1;
+        aoe_not_tuned_note(kr->name, AOE_NT_OPS_LIMIT, "64 operators per kernel object");
+    }
     if (!op) return NULL;
     if (created) {
         kr->ops_created++;
@@ -360,6 +390,36 @@ EXPORT cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint di
     return launch(real, kr, q, k, dim, off, gws, lws, nev, evs, ev);
 }
 
+/* A kernel object the shim does not tune: its first launch says why, every
+ * launch counts with two plain moves (tail call: no stack frame). */
+static __attribute__((noinline, cold)) void note_untunable(aoe_cl_kernel *kr)
+{
+    aoe_not_tuned *nt = aoe_not_tuned_note(kr->name, kr->untunable, kr->nt_detail);
+    if (nt) atomic_store_explicit(&kr->nt, nt, memory_order_release);
+}
+
+static __attribute__((noinline)) cl_int
+launch_untunable(enqueue_fn real, aoe_cl_kernel *kr, cl_command_queue q, cl_kernel k, cl_uint dim,
+                 const size_t *off, const size_t *gws, const size_t *lws, cl_uint nev,
+                 const cl_event *evs, cl_event *ev)
+{
+    if (__builtin_expect(!atomic_load_explicit(&kr->nt, memory_order_relaxed), 0))
+        note_untunable(kr);
+    own_add(&kr->nt_launches);
+    return real(q, k, dim, off, gws, lws, nev, evs, ev);
+}
+
+/* A kernel object whose creation the shim did not see: recorded once (then
+ * found in the table), bounded. */
+static __attribute__((noinline)) cl_int
+launch_unseen(enqueue_fn real, cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
+              const size_t *gws, const size_t *lws, cl_uint nev, const cl_event *evs, cl_event *ev)
+{
+    aoe_cl_kernel *kr = aoe_cl_kernel_unseen(k);
+    if (kr) return launch_untunable(real, kr, q, k, dim, off, gws, lws, nev, evs, ev);
+    return real(q, k, dim, off, gws, lws, nev, evs, ev);
+}
+
 /* Inlined into both callers: a call with eleven arguments costs more than
  * the whole steady state. */
 static inline __attribute__((always_inline)) cl_int
@@ -367,7 +427,10 @@ launch(enqueue_fn real, aoe_cl_kernel *kr, cl_command_queue q, cl_kernel k, cl_u
        const size_t *off, const size_t *gws, const size_t *lws, cl_uint nev, const cl_event *evs,
        cl_event *ev)
 {
-    if (!kr || kr->untunable) goto pass;
+    if (__builtin_expect(!kr, 0))
+        return launch_unseen(real, q, k, dim, off, gws, lws, nev, evs, ev);
+    if (__builtin_expect(kr->untunable, 0))
+        return launch_untunable(real, kr, q, k, dim, off, gws, lws, nev, evs, ev);
     aoe_op *op = cache_lookup(kr, q, dim, gws, lws);
     if (__builtin_expect(!op, 0))
         return launch_miss(real, kr, q, k, dim, off, gws, lws, nev, evs, ev);

@@ -44,6 +44,7 @@ typedef struct aoe_op {
     _Atomic(const struct aoe_launch_shape *) shape;
     atomic_int_least64_t refused_ts; /* timestamp of the last record refused (one message) */
     atomic_uint refused;             /* records refused */
+    int not_tuned;                   /* AOE_NT_* decided at first sight, or 0 */
     char kernel_name[128];
     char call_site[256];
 } aoe_op;

@@ -2,6 +2,7 @@
 
 #include "preload/fs_safe.h"
 #include "preload/log.h"
+#include "preload/not_tuned.h"
 #include "preload/op_table.h"
 #include "preload/shim.h"
 #include "preload/spool_write.h"
@@ -38,10 +39,46 @@ void aoe_result_start(void)
 
 typedef struct {
     cJSON *mods;
+    cJSON *not_tuned;
     double base_us, tuned_us;
     unsigned long long launches, timed_launches;
     int add, hit, update, reserved, unsatisfied, total;
 } summary;
+
+/* The "not_tuned" entry for (name, reason), created with 0 launches. */
+static cJSON *nt_entry(cJSON *arr, const char *name, int reason, const char *detail)
+{
+    const char *why = aoe_not_tuned_json(reason);
+    cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "op_name");
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(e, "reason");
+        if (!strcmp(n->valuestring, name) && !strcmp(r->valuestring, why)) return e;
+    }
+    e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "op_name", name);
+    cJSON_AddStringToObject(e, "reason", why);
+    cJSON_AddStringToObject(e, "detail", detail);
+    cJSON_AddNumberToObject(e, "launches", 0);
+    cJSON_AddItemToArray(arr, e);
+    return e;
+}
+
+static void nt_add_launches(cJSON *e, unsigned long long n)
+{
+    cJSON *l = cJSON_GetObjectItemCaseSensitive(e, "launches");
+    cJSON_SetNumberValue(l, l->valuedouble + (double)n);
+}
+
+/* Kernel objects (and kernels past the operator limit) not tuned. */
+static void visit_not_tuned(const aoe_not_tuned *nt, void *vctx)
+{
+    summary *s = vctx;
+    if (aoe_not_tuned_per_op(nt->reason)) return; /* from the operators (visit) */
+    cJSON *e = nt_entry(s->not_tuned, nt->name, nt->reason, nt->detail);
+    nt_add_launches(e, atomic_load_explicit(&nt->launches, memory_order_relaxed));
+}
 
 static void visit(aoe_op *op, void *vctx)
 {
@@ -53,6 +90,18 @@ static void visit(aoe_op *op, void *vctx)
     s->launches += n;
     if (!p) {
         s->unsatisfied++;
+        /* left untuned at first sight, or every record the bank had refused */
+        int why = op->not_tuned                                              ? op->not_tuned
+                  : atomic_load_explicit(&op->refused, memory_order_relaxed) ? AOE_NT_REFUSED
+                                                                             : 0;
+        char tuner[256];
+        const char *detail = op->call_site;
+        if (!why && op->first == AOE_OP_FIRST_MISS &&
+            !aoe_not_tuned_tuner_reason(&op->key, tuner, sizeof tuner)) {
+            why = AOE_NT_TUNING_FAILED; /* the tuner's words say why */
+            detail = tuner;
+        }
+        if (why) nt_add_launches(nt_entry(s->not_tuned, op->kernel_name, why, detail), n);
         return;
     }
     if (op->first == AOE_OP_FIRST_MISS)
@@ -107,6 +156,8 @@ static int write_file(summary *out)
     cJSON_AddNumberToObject(basic, "pid", (double)getpid());
     cJSON *opat = cJSON_AddObjectToObject(root, "OPAT");
     out->mods = cJSON_CreateArray();
+    out->not_tuned = cJSON_CreateArray();
+    aoe_not_tuned_foreach(visit_not_tuned, out);
     aoe_op_foreach(visit, out);
     double improvement =
         out->base_us > 0 ? (out->base_us - out->tuned_us) / out->base_us * 100.0 : 0.0;
@@ -116,6 +167,7 @@ static int write_file(summary *out)
     cJSON_AddNumberToObject(opat, "launches", (double)out->launches);
     cJSON_AddNumberToObject(opat, "timed_launches", (double)out->timed_launches);
     cJSON_AddItemToObject(opat, "modified_operators", out->mods);
+    cJSON_AddItemToObject(opat, "not_tuned", out->not_tuned);
     cJSON *rs = cJSON_AddObjectToObject(opat, "repo_summary");
     cJSON_AddNumberToObject(rs, "add", out->add);
     cJSON_AddNumberToObject(rs, "hit", out->hit);

@@ -1,6 +1,7 @@
 /* `aoe run [--offline] [--repeat] [--bank PATH] [--json] -- CMD ARGS`: runs a
  * program with the shim preloaded, then summarises the result files it wrote.
  * Exits with the program's status (128+N when a signal N ended it). */
+#include "preload/not_tuned.h"
 #include "tuner/cli.h"
 
 #include "preload/layout.h"
@@ -126,6 +127,67 @@ static void collect(const char *dir, const struct timespec *since, run_summary *
     closedir(d);
 }
 
+/* The human text for a reason's JSON name (the reasons' one list). */
+static const char *reason_text(const char *json)
+{
+#define AOE_NT_ROW(code, j, text) {j, text},
+    static const struct {
+        const char *json, *text;
+    } rows[] = {AOE_NOT_TUNED_REASONS(AOE_NT_ROW)};
+#undef AOE_NT_ROW
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (!strcmp(rows[i].json, json)) return rows[i].text;
+    return json; /* a newer shim's reason */
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One line per reason, in the order of the first file that names it:
+ * "not tuned (REASON): a, b, c" with the kernel names sorted, de-duplicated,
+ * at most MAX_NAMES of them. */
+#define MAX_NAMES 10
+static void print_not_tuned(const run_summary *s, FILE *out)
+{
+    cJSON *reasons = cJSON_CreateObject(); /* reason text -> array of names */
+    if (!reasons) return;
+    const cJSON *file, *e;
+    cJSON_ArrayForEach(file, s->files)
+    {
+        const cJSON *opat = cJSON_GetObjectItemCaseSensitive(file, "OPAT");
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(opat, "not_tuned"))
+        {
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "op_name");
+            const cJSON *why = cJSON_GetObjectItemCaseSensitive(e, "reason");
+            if (!cJSON_IsString(name) || !cJSON_IsString(why)) continue;
+            cJSON *names = cJSON_GetObjectItemCaseSensitive(reasons, why->valuestring);
+            if (!names) names = cJSON_AddArrayToObject(reasons, why->valuestring);
+            if (names) cJSON_AddItemToArray(names, cJSON_CreateString(name->valuestring));
+        }
+    }
+    const cJSON *names;
+    cJSON_ArrayForEach(names, reasons)
+    {
+        int n = cJSON_GetArraySize(names), k = 0;
+        char **v = calloc((size_t)n + 1, sizeof *v);
+        if (!v) break;
+        cJSON_ArrayForEach(e, names) v[k++] = e->valuestring;
+        qsort(v, (size_t)n, sizeof *v, cmp_str);
+        fprintf(out, "not tuned (%s): ", reason_text(names->string));
+        int shown = 0, distinct = 0;
+        for (int i = 0; i < n; i++) {
+            if (i && !strcmp(v[i], v[i - 1])) continue;
+            if (distinct++ < MAX_NAMES) fprintf(out, "%s%s", shown++ ? ", " : "", v[i]);
+        }
+        if (distinct > MAX_NAMES) fprintf(out, " and %d more", distinct - MAX_NAMES);
+        fputc('\n', out);
+        free(v);
+    }
+    cJSON_Delete(reasons);
+}
+
 static void print_summary(const run_summary *s, FILE *out)
 {
     int nfiles = cJSON_GetArraySize(s->files);
@@ -161,6 +223,7 @@ static void print_summary(const run_summary *s, FILE *out)
         fprintf(out, "kernel time of tuned operators: %.1f us -> %.1f us (%.1f%% less)\n", s->base,
                 s->tuned, imp);
     }
+    print_not_tuned(s, out);
     cJSON_ArrayForEach(file, s->files)
     {
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(file, "path");
