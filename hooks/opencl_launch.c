@@ -276,6 +276,7 @@ aoe_op *aoe_cl_launch_slow(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim, c
         kr->ops_created++;
         set_shape(kr, op, q, dim, gws, lws);
         first_sight(kr, op, q, dim, gws, lws, &key);
+        atomic_store_explicit(&op->sighted, 1, memory_order_release);
     }
     cache_store(kr, q, dim, gws, lws, op);
     return op;

@@ -45,6 +45,9 @@ typedef struct aoe_op {
     atomic_int_least64_t refused_ts; /* timestamp of the last record refused (one message) */
     atomic_uint refused;             /* records refused */
     int not_tuned;                   /* AOE_NT_* decided at first sight, or 0 */
+    /* set (release) once first sight wrote call_site, first, not_tuned and the
+     * capture fields: the result file reads those only after it (acquire) */
+    atomic_int sighted;
     char kernel_name[128];
     char call_site[256];
 } aoe_op;

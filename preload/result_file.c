@@ -83,6 +83,9 @@ static void visit_not_tuned(const aoe_not_tuned *nt, void *vctx)
 static void visit(aoe_op *op, void *vctx)
 {
     summary *s = vctx;
+    /* an operator still at its first sight (another thread writes its call
+     * site and first-sight state) is counted in the next rewrite */
+    if (!atomic_load_explicit(&op->sighted, memory_order_acquire)) return;
     unsigned long long n = atomic_load(&op->launches);
     unsigned long long nt = atomic_load(&op->tuned_launches);
     const aoe_policy_entry *p = atomic_load_explicit(&op->policy, memory_order_acquire);
