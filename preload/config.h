@@ -1,5 +1,5 @@
 /* The configuration table: every environment variable AOE reads is declared
- * once in config.c (name, type, default, allowed values, help). Parsing,
+ * once in config_vars.h (name, type, default, allowed values, help). Parsing,
  * validation messages, `aoe config` and the README table derive from it. */
 #ifndef AOE_CONFIG_H
 #define AOE_CONFIG_H
@@ -8,31 +8,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "preload/config_vars.h"
+
 typedef enum { AOE_CFG_STRING, AOE_CFG_PATH, AOE_CFG_BOOL, AOE_CFG_INT, AOE_CFG_ENUM } aoe_cfg_type;
 
-/* Index of each variable in the table; keep in the same order as config.c. */
-typedef enum {
-    AOE_CFG_TUNE_BANK_PATH,
-    AOE_CFG_REPEAT_TUNE,
-    AOE_CFG_LOG_LEVEL,
-    AOE_CFG_TUNE_MODE,
-    AOE_CFG_WORK_PATH,
-    AOE_CFG_TUNABLES,
-    AOE_CFG_AUTO_DEFINES,
-    AOE_CFG_PARALLEL_COMPILE,
-    AOE_CFG_VARIANT_TIMEOUT,
-    AOE_CFG_CAPTURE_LIMIT_MB,
-    AOE_CFG_SPOOL_MAX_JOBS,
-    AOE_CFG_SPOOL_MAX_MB,
-    AOE_CFG_TUNE_OPS,
-    AOE_CFG_POLL_MS,
-    AOE_CFG_MAX_EVALS,
-    AOE_CFG_TIME_LIMIT,
-    AOE_CFG_STRATEGY,
-    AOE_CFG_TUNER_MAX_MB,
-    AOE_CFG_TUNER_IDLE_EXIT,
-    AOE_CFG_COUNT
-} aoe_cfg_id;
+/* Index of each variable in the table (generated from config_vars.h). */
+#define AOE_CFG_ENUM_ID(id, name, type, def, allowed, help) AOE_CFG_##id,
+typedef enum { AOE_CFG_VARS(AOE_CFG_ENUM_ID) AOE_CFG_COUNT } aoe_cfg_id;
 
 typedef struct {
     const char *name;
@@ -41,9 +23,6 @@ typedef struct {
     const char *allowed; /* enum: "a|b|c"; int: "min..max"; else NULL */
     const char *help;
 } aoe_cfg_decl;
-
-enum { AOE_LOG_ERROR = 0, AOE_LOG_WARN = 1, AOE_LOG_INFO = 2, AOE_LOG_DEBUG = 3 };
-enum { AOE_MODE_ONLINE = 0, AOE_MODE_OFFLINE = 1, AOE_MODE_OFF = 2 };
 
 typedef struct {
     /* Parsed values, indexed by aoe_cfg_id. Strings live in `text`. */

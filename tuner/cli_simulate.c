@@ -2,6 +2,7 @@
 #include "tuner/cli.h"
 #include "tuner/sim.h"
 #include "tuner/strategy.h"
+#include "tuner/strategy_list.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -119,13 +120,14 @@ static int parse_args(int argc, char **argv, sim_args *a)
 }
 
 /* Strategies to score: the one asked for (random added as the reference), or
- * every distinct strategy ("auto" is an alias). */
+ * every distinct strategy (in_all in strategy_list.h; aliases are skipped). */
+#define DISTINCT(id, name, fn, in_all)                                                             \
+    if (in_all) out[n++] = name;
 static size_t pick(const char *which, const char **out)
 {
     size_t n = 0;
     if (!strcmp(which, "all")) {
-        for (int i = 0; aoe_strategy_names[i]; i++)
-            if (strcmp(aoe_strategy_names[i], "auto")) out[n++] = aoe_strategy_names[i];
+        AOE_STRATEGY_LIST(DISTINCT)
         return n;
     }
     if (strcmp(which, "random")) out[n++] = "random";
@@ -195,7 +197,7 @@ int aoe_simulate_main(int argc, char **argv)
         if (checkpoints[j] <= a.max_evals) at[n_at++] = checkpoints[j];
     if (!n_at || at[n_at - 1] != a.max_evals) at[n_at++] = a.max_evals;
 
-    const char *names[32];
+    const char *names[AOE_STRAT_COUNT + 2]; /* "all", or random and one */
     size_t n_names = pick(a.strategy, names);
     double *means = calloc(n_names * n_at, sizeof(double));
     rc = means ? AOE_EXIT_OK : AOE_EXIT_FAIL;

@@ -1,5 +1,6 @@
 /* Strategy dispatcher: name -> implementation, shared set-up and result. */
 #include "tuner/strategy.h"
+#include "tuner/strategy_list.h"
 #include "tuner/strategies/common.h"
 
 #include <string.h>
@@ -9,17 +10,12 @@ typedef struct {
     aoe_strategy_fn run;
 } strategy_entry;
 
-/* "auto" is the best strategy measured in simulation (README, strategies).
- * "bandit", named in an early draft of strategy.h, is accepted as "auto". */
-static const strategy_entry table[] = {
-    {"auto", aoe_strategy_surrogate},      {"brute", aoe_strategy_brute},
-    {"random", aoe_strategy_random},       {"annealing", aoe_strategy_annealing},
-    {"genetic", aoe_strategy_genetic},     {"ils", aoe_strategy_ils},
-    {"surrogate", aoe_strategy_surrogate}, {"bandit", aoe_strategy_surrogate},
-};
+/* Both lists come from strategy_list.h: the listed names, then hidden aliases. */
+#define ENTRY(id, name, fn, in_all) {name, fn},
+static const strategy_entry table[] = {AOE_STRATEGY_LIST(ENTRY) AOE_STRATEGY_HIDDEN(ENTRY)};
 
-const char *const aoe_strategy_names[] = {"auto",    "brute", "random",    "annealing",
-                                          "genetic", "ils",   "surrogate", NULL};
+#define NAME(id, name, fn, in_all) name,
+const char *const aoe_strategy_names[] = {AOE_STRATEGY_LIST(NAME) NULL};
 
 int aoe_strategy_run(const char *name, const aoe_search_space *space, aoe_eval_fn eval, void *ctx,
                      const aoe_budget *budget, aoe_search_result *out)

@@ -35,12 +35,12 @@ typedef struct {
     size_t failures;
 } aoe_search_result;
 
-/* Runs strategy `name` ("brute", "random", "annealing", "genetic", "ils",
- * "bandit", "auto"). Returns 0, or -1 for an unknown name. */
+/* Runs strategy `name` (a name of strategy_list.h, listed or hidden).
+ * Returns 0, or -1 for an unknown name. */
 int aoe_strategy_run(const char *name, const aoe_search_space *space, aoe_eval_fn eval, void *ctx,
                      const aoe_budget *budget, aoe_search_result *out);
 
-/* Names of the strategies, NULL-terminated. */
+/* Names of the listed strategies (strategy_list.h order), NULL-terminated. */
 extern const char *const aoe_strategy_names[];
 
 #endif
