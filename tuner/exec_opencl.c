@@ -3,13 +3,15 @@
  * zones before and after it (the kernel sees a sub-buffer), so writes slightly
  * out of bounds are detected instead of silently corrupting memory. Between
  * timed runs inputs are restored, outputs poisoned and the cache flushed by
- * writing a scratch buffer larger than the device's global-memory cache. */
+ * writing a scratch buffer larger than the device's global-memory cache.
+ * The OpenCL library is loaded when a job is opened (exec_opencl_api.h), so
+ * only a worker that replays a job needs one installed. */
 #include "preload/log.h"
 #include "store/fingerprint.h"
 #include "tuner/exec.h"
+#include "tuner/exec_opencl_api.h"
 #include "tuner/measure.h"
 
-#include <CL/cl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,9 +131,9 @@ static void info_str(cl_device_id d, cl_platform_id p, cl_uint what, char *out, 
 {
     out[0] = '\0';
     if (p)
-        clGetPlatformInfo(p, what, len - 1, out, NULL);
+        CL(clGetPlatformInfo)(p, what, len - 1, out, NULL);
     else
-        clGetDeviceInfo(d, what, len - 1, out, NULL);
+        CL(clGetDeviceInfo)(d, what, len - 1, out, NULL);
     out[len - 1] = '\0';
 }
 
@@ -141,7 +143,7 @@ static cl_device_id find_device(const char *want, char *err, size_t errlen)
     cl_platform_id plats[16];
     cl_uint np = 0;
     size_t used = 0;
-    if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS || np == 0) {
+    if (CL(clGetPlatformIDs)(16, plats, &np) != CL_SUCCESS || np == 0) {
         snprintf(err, errlen, "no OpenCL platform found");
         return NULL;
     }
@@ -150,14 +152,14 @@ static cl_device_id find_device(const char *want, char *err, size_t errlen)
     for (cl_uint i = 0; i < np && i < 16; i++) {
         cl_device_id devs[32];
         cl_uint nd = 0;
-        if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 32, devs, &nd) != CL_SUCCESS) continue;
+        if (CL(clGetDeviceIDs)(plats[i], CL_DEVICE_TYPE_ALL, 32, devs, &nd) != CL_SUCCESS) continue;
         for (cl_uint j = 0; j < nd && j < 32; j++) {
             char vendor[256], name[256], driver[256], fp[AOE_FINGERPRINT_LEN];
             cl_uint cu = 0;
             info_str(NULL, plats[i], CL_PLATFORM_VENDOR, vendor, sizeof vendor);
             info_str(devs[j], NULL, CL_DEVICE_NAME, name, sizeof name);
             info_str(devs[j], NULL, CL_DRIVER_VERSION, driver, sizeof driver);
-            clGetDeviceInfo(devs[j], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+            CL(clGetDeviceInfo)(devs[j], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
             aoe_fingerprint_format(fp, sizeof fp, "opencl", vendor, name, driver, cu);
             if (!strcmp(fp, want)) return devs[j];
             if (used < errlen) used += (size_t)snprintf(err + used, errlen - used, " '%s'", fp);
@@ -175,7 +177,7 @@ static cl_int fill(cl_command_queue q, cl_mem m, uint8_t b, uint64_t off, uint64
     if (!size) return CL_SUCCESS;
     while (p > 1 && (off % p || size % p)) p /= 2;
     memset(pat, b, p);
-    return clEnqueueFillBuffer(q, m, pat, p, off, size, 0, NULL, NULL);
+    return CL(clEnqueueFillBuffer)(q, m, pat, p, off, size, 0, NULL, NULL);
 }
 
 /* Deterministic synthetic contents: float32 values in [-1, 1) (xorshift). */
@@ -200,11 +202,11 @@ static cl_int make_buffer(aoe_exec *ex, uint32_t idx, uint64_t align)
     b->size = a->size ? a->size : 1;
     b->front = (GUARD_BYTES + align - 1) / align * align;
     b->whole =
-        clCreateBuffer(ex->ctx, CL_MEM_READ_WRITE, b->front + b->size + GUARD_BYTES, NULL, &rc);
+        CL(clCreateBuffer)(ex->ctx, CL_MEM_READ_WRITE, b->front + b->size + GUARD_BYTES, NULL, &rc);
     if (rc != CL_SUCCESS) return rc;
     cl_buffer_region reg = {b->front, b->size};
     b->view =
-        clCreateSubBuffer(b->whole, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &reg, &rc);
+        CL(clCreateSubBuffer)(b->whole, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &reg, &rc);
     if (rc != CL_SUCCESS) return rc;
     b->host = malloc(b->size);
     if (!b->host) return CL_OUT_OF_HOST_MEMORY;
@@ -216,17 +218,17 @@ static cl_int make_buffer(aoe_exec *ex, uint32_t idx, uint64_t align)
         b->init_owned = 1;
         synth(b->init, b->size, idx);
     }
-    b->pristine =
-        clCreateBuffer(ex->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, b->size, b->init, &rc);
+    b->pristine = CL(clCreateBuffer)(ex->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, b->size,
+                                     b->init, &rc);
     return rc;
 }
 
 static char *build_log(cl_program p, cl_device_id d)
 {
     size_t n = 0;
-    clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+    CL(clGetProgramBuildInfo)(p, d, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
     char *log = calloc(1, n + 1);
-    if (log && n) clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, n, log, NULL);
+    if (log && n) CL(clGetProgramBuildInfo)(p, d, CL_PROGRAM_BUILD_LOG, n, log, NULL);
     return log;
 }
 
@@ -240,22 +242,22 @@ static cl_program compile(aoe_exec *ex, const char *options, char **error)
     char msg[1024];
     if (job->source) {
         const char *src = job->source;
-        p = clCreateProgramWithSource(ex->ctx, 1, &src, NULL, &rc);
+        p = CL(clCreateProgramWithSource)(ex->ctx, 1, &src, NULL, &rc);
     } else {
         const unsigned char *bin = job->binary;
         size_t len = job->binary_size;
         cl_int st = CL_SUCCESS;
-        p = clCreateProgramWithBinary(ex->ctx, 1, &ex->dev, &len, &bin, &st, &rc);
+        p = CL(clCreateProgramWithBinary)(ex->ctx, 1, &ex->dev, &len, &bin, &st, &rc);
         if (rc == CL_SUCCESS) rc = st;
     }
     if (rc != CL_SUCCESS) {
         snprintf(msg, sizeof msg, "build failed: creating the program: %s (%d)", cl_err_name(rc),
                  rc);
-        if (p) clReleaseProgram(p);
+        if (p) CL(clReleaseProgram)(p);
         *error = strdup(msg);
         return NULL;
     }
-    rc = clBuildProgram(p, 1, &ex->dev, options, NULL, NULL);
+    rc = CL(clBuildProgram)(p, 1, &ex->dev, options, NULL, NULL);
     if (rc != CL_SUCCESS) {
         char *log = build_log(p, ex->dev);
         char *nl = log ? strchr(log, '\n') : NULL;
@@ -268,7 +270,7 @@ static cl_program compile(aoe_exec *ex, const char *options, char **error)
         snprintf(msg, sizeof msg, "build failed: %s: %.700s", cl_err_name(rc),
                  log && *log ? log : "no build log");
         free(log);
-        clReleaseProgram(p);
+        CL(clReleaseProgram)(p);
         *error = strdup(msg);
         return NULL;
     }
@@ -286,7 +288,7 @@ static prog_entry *insert(aoe_exec *ex, const char *options, cl_program p, char 
 {
     prog_entry *e = lookup(ex, options);
     if (e) { /* another thread built it first */
-        if (p) clReleaseProgram(p);
+        if (p) CL(clReleaseProgram)(p);
         free(error);
         return e;
     }
@@ -321,13 +323,13 @@ static prog_entry *get_program(aoe_exec *ex, const char *options)
 static void query_limits(aoe_exec *ex, cl_kernel k)
 {
     size_t dev_wg = 0, items[3] = {0, 0, 0}, kwg = 0, pref = 0, reqd[3] = {0, 0, 0};
-    clGetDeviceInfo(ex->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof dev_wg, &dev_wg, NULL);
-    clGetDeviceInfo(ex->dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL);
-    clGetKernelWorkGroupInfo(k, ex->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL);
-    clGetKernelWorkGroupInfo(k, ex->dev, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof pref,
-                             &pref, NULL);
-    clGetKernelWorkGroupInfo(k, ex->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd, reqd,
-                             NULL);
+    CL(clGetDeviceInfo)(ex->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof dev_wg, &dev_wg, NULL);
+    CL(clGetDeviceInfo)(ex->dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL);
+    CL(clGetKernelWorkGroupInfo)(k, ex->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL);
+    CL(clGetKernelWorkGroupInfo)
+    (k, ex->dev, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof pref, &pref, NULL);
+    CL(clGetKernelWorkGroupInfo)
+    (k, ex->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd, reqd, NULL);
     ex->lim.max_work_group_size = kwg && kwg < dev_wg ? kwg : dev_wg;
     for (int i = 0; i < 3; i++) {
         ex->lim.max_work_item_sizes[i] = items[i];
@@ -348,11 +350,11 @@ static void mark_read_only(aoe_exec *ex, cl_kernel k)
         cl_kernel_arg_address_qualifier aq = 0;
         cl_kernel_arg_type_qualifier tq = 0;
         int ro = (ex->job->args[i].flags & CL_MEM_READ_ONLY) != 0;
-        if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof aq, &aq, NULL) ==
+        if (CL(clGetKernelArgInfo)(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof aq, &aq, NULL) ==
                 CL_SUCCESS &&
             aq == CL_KERNEL_ARG_ADDRESS_CONSTANT)
             ro = 1;
-        if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof tq, &tq, NULL) ==
+        if (CL(clGetKernelArgInfo)(k, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof tq, &tq, NULL) ==
                 CL_SUCCESS &&
             (tq & CL_KERNEL_ARG_TYPE_CONST))
             ro = 1;
@@ -372,16 +374,18 @@ static aoe_exec *cl_open(const aoe_job *job, char *err, size_t errlen)
     pthread_mutex_init(&ex->lock, NULL);
     if (!job->source && !job->binary) FAIL("the job has neither source nor binary");
     if (job->work_dim < 1 || job->work_dim > 3) FAIL("work_dim %u is not 1..3", job->work_dim);
+    if (aoe_cl_api_load(err, errlen)) goto fail;
     ex->dev = find_device(job->fingerprint ? job->fingerprint : "", err, errlen);
     if (!ex->dev) goto fail;
-    ex->ctx = clCreateContext(NULL, 1, &ex->dev, NULL, NULL, &rc);
+    ex->ctx = CL(clCreateContext)(NULL, 1, &ex->dev, NULL, NULL, &rc);
     if (rc != CL_SUCCESS) FAIL("clCreateContext: %s (%d)", cl_err_name(rc), rc);
     cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-    ex->q = clCreateCommandQueueWithProperties(ex->ctx, ex->dev, props, &rc);
+    ex->q = CL(clCreateCommandQueueWithProperties)(ex->ctx, ex->dev, props, &rc);
     if (rc != CL_SUCCESS) FAIL("creating a profiling queue: %s (%d)", cl_err_name(rc), rc);
 
     cl_uint align_bits = 1024;
-    clGetDeviceInfo(ex->dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
+    CL(clGetDeviceInfo)
+    (ex->dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
     uint64_t align = align_bits / 8 ? align_bits / 8 : 128;
     ex->bufs = calloc(job->nargs ? job->nargs : 1, sizeof *ex->bufs);
     ex->poisoned = calloc(job->nargs ? job->nargs : 1, 1);
@@ -402,22 +406,22 @@ static aoe_exec *cl_open(const aoe_job *job, char *err, size_t errlen)
 
     /* Cache flush: write more than the global-memory cache holds. */
     cl_ulong cache = 0;
-    clGetDeviceInfo(ex->dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL);
+    CL(clGetDeviceInfo)(ex->dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL);
     ex->flush_size = (size_t)(cache + cache / 2);
     if (ex->flush_size < (1u << 20)) ex->flush_size = 1u << 20;
     if (ex->flush_size > (64u << 20)) ex->flush_size = 64u << 20;
     ex->flush_size &= ~(size_t)127;
-    ex->flush = clCreateBuffer(ex->ctx, CL_MEM_READ_WRITE, ex->flush_size, NULL, &rc);
+    ex->flush = CL(clCreateBuffer)(ex->ctx, CL_MEM_READ_WRITE, ex->flush_size, NULL, &rc);
     if (rc != CL_SUCCESS) ex->flush = NULL; /* measure without flushing rather than fail */
 
     prog_entry *e = get_program(ex, job->options ? job->options : "");
     if (!e || !e->prog) FAIL("the default program: %s", e && e->error ? e->error : "out of memory");
-    cl_kernel k = clCreateKernel(e->prog, job->kernel_name ? job->kernel_name : "", &rc);
+    cl_kernel k = CL(clCreateKernel)(e->prog, job->kernel_name ? job->kernel_name : "", &rc);
     if (rc != CL_SUCCESS)
         FAIL("kernel '%s': %s (%d)", job->kernel_name ? job->kernel_name : "", cl_err_name(rc), rc);
     query_limits(ex, k);
     mark_read_only(ex, k);
-    clReleaseKernel(k);
+    CL(clReleaseKernel)(k);
     return ex;
 fail:
     cl_close(ex);
@@ -491,7 +495,7 @@ static cl_int reset_args(aoe_exec *ex, int guards)
         if (ex->poisoned[i])
             rc = fill(ex->q, b->view, ex->poison, 0, b->size);
         else
-            rc = clEnqueueCopyBuffer(ex->q, b->pristine, b->view, 0, 0, b->size, 0, NULL, NULL);
+            rc = CL(clEnqueueCopyBuffer)(ex->q, b->pristine, b->view, 0, 0, b->size, 0, NULL, NULL);
         if (guards && rc == CL_SUCCESS) rc = fill(ex->q, b->whole, CANARY, 0, b->front);
         if (guards && rc == CL_SUCCESS)
             rc = fill(ex->q, b->whole, CANARY, b->front + b->size, GUARD_BYTES);
@@ -507,16 +511,16 @@ static cl_int set_args(aoe_exec *ex, cl_kernel k)
         cl_int rc;
         switch (a->kind) {
         case AOE_JOB_ARG_SCALAR:
-            rc = clSetKernelArg(k, i, a->size, a->data);
+            rc = CL(clSetKernelArg)(k, i, a->size, a->data);
             break;
         case AOE_JOB_ARG_BUFFER:
-            rc = clSetKernelArg(k, i, sizeof(cl_mem), &ex->bufs[i].view);
+            rc = CL(clSetKernelArg)(k, i, sizeof(cl_mem), &ex->bufs[i].view);
             break;
         case AOE_JOB_ARG_LOCAL:
-            rc = clSetKernelArg(k, i, a->size, NULL);
+            rc = CL(clSetKernelArg)(k, i, a->size, NULL);
             break;
         default:
-            rc = clSetKernelArg(k, i, sizeof(cl_mem), NULL);
+            rc = CL(clSetKernelArg)(k, i, sizeof(cl_mem), NULL);
             break;
         }
         if (rc != CL_SUCCESS) return rc;
@@ -543,14 +547,14 @@ static cl_int read_back(aoe_exec *ex, aoe_outputs *o)
     for (uint32_t i = 0; i < ex->job->nargs && rc == CL_SUCCESS; i++) {
         arg_buf *b = &ex->bufs[i];
         if (!b->is_buf) continue;
-        rc = clEnqueueReadBuffer(ex->q, b->view, CL_TRUE, 0, b->size, b->host, 0, NULL, NULL);
+        rc = CL(clEnqueueReadBuffer)(ex->q, b->view, CL_TRUE, 0, b->size, b->host, 0, NULL, NULL);
         if (rc != CL_SUCCESS) break;
-        rc = clEnqueueReadBuffer(ex->q, b->whole, CL_TRUE, 0, b->front, ex->guard_scratch, 0, NULL,
-                                 NULL);
+        rc = CL(clEnqueueReadBuffer)(ex->q, b->whole, CL_TRUE, 0, b->front, ex->guard_scratch, 0,
+                                     NULL, NULL);
         if (rc != CL_SUCCESS) break;
         uint64_t bad = count_not(ex->guard_scratch, b->front, CANARY);
-        rc = clEnqueueReadBuffer(ex->q, b->whole, CL_TRUE, b->front + b->size, GUARD_BYTES,
-                                 ex->guard_scratch, 0, NULL, NULL);
+        rc = CL(clEnqueueReadBuffer)(ex->q, b->whole, CL_TRUE, b->front + b->size, GUARD_BYTES,
+                                     ex->guard_scratch, 0, NULL, NULL);
         bad += count_not(ex->guard_scratch, GUARD_BYTES, CANARY);
         if (bad && o->oob_arg < 0) o->oob_arg = (int)i;
         o->oob_bytes += bad;
@@ -598,7 +602,7 @@ static int cl_measure(aoe_exec *ex, const aoe_policy *pol, const aoe_measure_opt
     prog_entry *e = get_program(ex, options);
     if (!e) FAIL("out of memory");
     if (!e->prog) FAIL("%s", e->error ? e->error : "build failed");
-    k = clCreateKernel(e->prog, job->kernel_name, &rc);
+    k = CL(clCreateKernel)(e->prog, job->kernel_name, &rc);
     if (rc != CL_SUCCESS) FAIL("clCreateKernel: %s (%d)", cl_err_name(rc), rc);
     rc = set_args(ex, k);
     if (rc != CL_SUCCESS) FAIL("clSetKernelArg: %s (%d)", cl_err_name(rc), rc);
@@ -608,8 +612,8 @@ static int cl_measure(aoe_exec *ex, const aoe_policy *pol, const aoe_measure_opt
     for (int w = 0; w < warmup; w++) {
         rc = reset_args(ex, w == 0);
         if (rc == CL_SUCCESS)
-            rc = clEnqueueNDRangeKernel(ex->q, k, dim, NULL, global, lp, 0, NULL, NULL);
-        if (rc == CL_SUCCESS) rc = clFinish(ex->q);
+            rc = CL(clEnqueueNDRangeKernel)(ex->q, k, dim, NULL, global, lp, 0, NULL, NULL);
+        if (rc == CL_SUCCESS) rc = CL(clFinish)(ex->q);
         if (rc != CL_SUCCESS) FAIL("running the kernel: %s (%d)", cl_err_name(rc), rc);
         if (w == 0) {
             aoe_outputs o;
@@ -630,15 +634,15 @@ static int cl_measure(aoe_exec *ex, const aoe_policy *pol, const aoe_measure_opt
         if (rc == CL_SUCCESS && ex->flush)
             rc = fill(ex->q, ex->flush, (uint8_t)r, 0, ex->flush_size);
         if (rc == CL_SUCCESS)
-            rc = clEnqueueNDRangeKernel(ex->q, k, dim, NULL, global, lp, 0, NULL, &ev);
-        if (rc == CL_SUCCESS) rc = clWaitForEvents(1, &ev);
+            rc = CL(clEnqueueNDRangeKernel)(ex->q, k, dim, NULL, global, lp, 0, NULL, &ev);
+        if (rc == CL_SUCCESS) rc = CL(clWaitForEvents)(1, &ev);
         cl_ulong start = 0, end = 0;
         if (rc == CL_SUCCESS)
-            rc =
-                clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
+            rc = CL(clGetEventProfilingInfo)(ev, CL_PROFILING_COMMAND_START, sizeof start, &start,
+                                             NULL);
         if (rc == CL_SUCCESS)
-            rc = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
-        if (ev) clReleaseEvent(ev);
+            rc = CL(clGetEventProfilingInfo)(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+        if (ev) CL(clReleaseEvent)(ev);
         if (rc != CL_SUCCESS) FAIL("timing the kernel: %s (%d)", cl_err_name(rc), rc);
         times[nt++] = end > start ? (double)(end - start) / 1000.0 : 0.001;
         double med = aoe_median(times, (size_t)nt);
@@ -651,11 +655,11 @@ static int cl_measure(aoe_exec *ex, const aoe_policy *pol, const aoe_measure_opt
     out->runs = nt;
     out->median_us = aoe_median(times, (size_t)nt);
     out->spread_us = aoe_spread(times, (size_t)nt, out->median_us);
-    clReleaseKernel(k);
+    CL(clReleaseKernel)(k);
     return 0;
 fail:
-    if (k) clReleaseKernel(k);
-    if (ex->q) clFinish(ex->q);
+    if (k) CL(clReleaseKernel)(k);
+    if (ex->q) CL(clFinish)(ex->q);
     return -1;
 }
 
@@ -667,23 +671,23 @@ static const uint8_t *cl_input(aoe_exec *ex, uint32_t arg)
 static void cl_close(aoe_exec *ex)
 {
     if (!ex) return;
-    if (ex->q) clFinish(ex->q);
+    if (ex->q) CL(clFinish)(ex->q);
     for (uint32_t i = 0; ex->bufs && i < ex->job->nargs; i++) {
         arg_buf *b = &ex->bufs[i];
-        if (b->view) clReleaseMemObject(b->view);
-        if (b->whole) clReleaseMemObject(b->whole);
-        if (b->pristine) clReleaseMemObject(b->pristine);
+        if (b->view) CL(clReleaseMemObject)(b->view);
+        if (b->whole) CL(clReleaseMemObject)(b->whole);
+        if (b->pristine) CL(clReleaseMemObject)(b->pristine);
         free(b->host);
         if (b->init_owned) free(b->init);
     }
     for (size_t i = 0; i < ex->nprogs; i++) {
-        if (ex->progs[i].prog) clReleaseProgram(ex->progs[i].prog);
+        if (ex->progs[i].prog) CL(clReleaseProgram)(ex->progs[i].prog);
         free(ex->progs[i].options);
         free(ex->progs[i].error);
     }
-    if (ex->flush) clReleaseMemObject(ex->flush);
-    if (ex->q) clReleaseCommandQueue(ex->q);
-    if (ex->ctx) clReleaseContext(ex->ctx);
+    if (ex->flush) CL(clReleaseMemObject)(ex->flush);
+    if (ex->q) CL(clReleaseCommandQueue)(ex->q);
+    if (ex->ctx) CL(clReleaseContext)(ex->ctx);
     pthread_mutex_destroy(&ex->lock);
     free(ex->progs);
     free(ex->bufs);
