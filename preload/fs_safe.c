@@ -176,10 +176,8 @@ int aoe_fs_open_append(const char *path, char *err, size_t errlen)
 
 static atomic_uint g_seq;
 
-int aoe_fs_write_file(const char *dir, const char *name, const void *data, size_t len)
+int aoe_fs_write_file_at(int dfd, const char *name, const void *data, size_t len)
 {
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) return -1;
     char tmp[NAME_MAX + 1];
     int fd = -1;
     for (int i = 0; i < 16 && fd < 0; i++) {
@@ -191,12 +189,7 @@ int aoe_fs_write_file(const char *dir, const char *name, const void *data, size_
         fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 && errno != EEXIST) break;
     }
-    if (fd < 0) {
-        int e = errno;
-        close(dfd);
-        errno = e;
-        return -1;
-    }
+    if (fd < 0) return -1;
     const char *p = data;
     size_t left = len;
     int rc = 0;
@@ -213,6 +206,16 @@ int aoe_fs_write_file(const char *dir, const char *name, const void *data, size_
     if (rc == 0) rc = renameat(dfd, tmp, dfd, name);
     int e = errno;
     if (rc) unlinkat(dfd, tmp, 0);
+    errno = e;
+    return rc;
+}
+
+int aoe_fs_write_file(const char *dir, const char *name, const void *data, size_t len)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return -1;
+    int rc = aoe_fs_write_file_at(dfd, name, data, len);
+    int e = errno;
     close(dfd);
     errno = e;
     return rc;

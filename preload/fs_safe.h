@@ -37,5 +37,7 @@ int aoe_fs_open_append(const char *path, char *err, size_t errlen);
  * (mode 0600) in dir, renamed over name (rename replaces a link, never writes
  * through one). Returns 0 or -1 (errno). */
 int aoe_fs_write_file(const char *dir, const char *name, const void *data, size_t len);
+/* The same inside the directory open as dfd (already checked by the caller). */
+int aoe_fs_write_file_at(int dfd, const char *name, const void *data, size_t len);
 
 #endif

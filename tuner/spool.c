@@ -7,6 +7,7 @@
  * back with a retry count ("<key>.retry": attempts, earliest next time);
  * after AOE_SPOOL_MAX_ATTEMPTS, or a failure of the job itself, it becomes a
  * small "<key>.failed" record without payload. */
+#include "preload/fs_safe.h"
 #include "tuner/spool.h"
 #include "tuner/spool_dir.h"
 
@@ -112,7 +113,7 @@ static void write_retry(spool *sp, const char *key, unsigned attempts, long long
     char name[64], buf[64];
     snprintf(name, sizeof name, "%s.retry", key);
     int n = snprintf(buf, sizeof buf, "%u %lld\n", attempts, not_before);
-    aoe_spool_write_file(sp->dfd, name, buf, (size_t)n);
+    aoe_fs_write_file_at(sp->dfd, name, buf, (size_t)n);
 }
 
 static void drop(spool *sp, const char *key, const char *suffix)

@@ -8,11 +8,6 @@
 #include <stddef.h>
 #include <time.h>
 
-/* Replaces dfd/name with text: a new 0600 temporary file (O_EXCL, never
- * through a link) renamed over it, so a planted link is replaced, not
- * followed. Returns 0 or -1 (errno). */
-int aoe_spool_write_file(int dfd, const char *name, const char *text, size_t len);
-
 /* Writes <key>.failed (key, kernel, reason, time: no payload) and the
  * one-line <key>.failed.txt. */
 void aoe_spool_write_failed(int dfd, const char *key, const char *kernel, const char *why,

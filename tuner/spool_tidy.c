@@ -1,6 +1,7 @@
 /* The spool's private files and its housekeeping at the tuner's start: what
  * a dead writer or an earlier version left behind must not pile up. Only the
  * user's own regular files are touched, never through a link. */
+#include "preload/fs_safe.h"
 #include "tuner/spool.h"
 #include "tuner/spool_files.h"
 
@@ -13,24 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-int aoe_spool_write_file(int dfd, const char *name, const char *text, size_t len)
-{
-    char tmp[128];
-    snprintf(tmp, sizeof tmp, "%.64s.tmp%ld", name, (long)getpid());
-    unlinkat(dfd, tmp, 0); /* ours, left by a dead process with our pid */
-    int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) return -1;
-    ssize_t w = write(fd, text, len);
-    int e = errno;
-    if (close(fd) || w != (ssize_t)len || renameat(dfd, tmp, dfd, name)) {
-        if (w == (ssize_t)len) e = errno;
-        unlinkat(dfd, tmp, 0);
-        errno = e ? e : EIO;
-        return -1;
-    }
-    return 0;
-}
 
 void aoe_spool_write_failed(int dfd, const char *key, const char *kernel, const char *why,
                             unsigned attempts, time_t when)
@@ -45,7 +28,7 @@ void aoe_spool_write_failed(int dfd, const char *key, const char *kernel, const 
         cJSON_AddNumberToObject(o, "time", (double)when);
         char *text = cJSON_PrintUnformatted(o);
         snprintf(name, sizeof name, "%s.failed", key);
-        if (text) aoe_spool_write_file(dfd, name, text, strlen(text));
+        if (text) aoe_fs_write_file_at(dfd, name, text, strlen(text));
         cJSON_free(text);
         cJSON_Delete(o);
     }
@@ -53,7 +36,7 @@ void aoe_spool_write_failed(int dfd, const char *key, const char *kernel, const 
     for (char *p = line; p < line + n - 1; p++)
         if (*p == '\n') *p = ' '; /* one line */
     snprintf(name, sizeof name, "%s.failed.txt", key);
-    aoe_spool_write_file(dfd, name, line, (size_t)n);
+    aoe_fs_write_file_at(dfd, name, line, (size_t)n);
 }
 
 typedef struct {
