@@ -7,7 +7,7 @@
 #include "hooks/opencl_internal.h"
 #include "hooks/opencl_mem.h"
 
-#include "preload/log.h"
+#include "core/log.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,9 +7,9 @@
 #include "hooks/opencl_internal.h"
 #include "hooks/opencl_mem.h"
 
-#include "preload/log.h"
+#include "core/log.h"
 #include "preload/spool_write.h"
-#include "tuner/job.h"
+#include "jobs/job.h"
 
 #include <stdlib.h>
 #include <string.h>

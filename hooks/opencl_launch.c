@@ -11,7 +11,7 @@
 #include "hooks/opencl_mem.h"
 
 #include "preload/callsite.h"
-#include "preload/log.h"
+#include "core/log.h"
 #include "preload/policy_check.h"
 #include "preload/reclaim.h"
 #include "preload/result_file.h"

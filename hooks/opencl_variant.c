@@ -4,7 +4,7 @@
  * and until it is ready the default launch goes out. */
 #include "hooks/opencl_internal.h"
 
-#include "preload/log.h"
+#include "core/log.h"
 #include "preload/poller.h"
 
 #include <stdio.h>

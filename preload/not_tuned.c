@@ -1,6 +1,6 @@
 #include "preload/not_tuned.h"
 
-#include "preload/log.h"
+#include "core/log.h"
 #include "preload/result_file.h"
 #include "preload/shim.h"
 #include "preload/spool_write.h"

@@ -1,5 +1,5 @@
 #include "preload/op_table.h"
-#include "preload/log.h"
+#include "core/log.h"
 #include "store/policy_check.h"
 
 #include "preload/reclaim.h"

@@ -2,8 +2,8 @@
  * first sight), never on the launch path. */
 #include "preload/policy_check.h"
 
-#include "preload/layout.h"
-#include "preload/log.h"
+#include "core/layout.h"
+#include "core/log.h"
 #include "preload/shim.h"
 
 #include <inttypes.h>

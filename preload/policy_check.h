@@ -6,7 +6,7 @@
 
 #include "preload/op_table.h"
 #include "store/opkey.h"
-#include "tuner/tunables.h"
+#include "space/tunables.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * process has seen and publishes the new ones (the next launch switches),
  * builds variant programs off the launching threads, and rewrites the result
  * file. Launches themselves never make a syscall to learn about results. */
-#include "preload/log.h"
-#include "preload/log_memo.h"
+#include "core/log.h"
+#include "core/log_memo.h"
 #include "preload/op_table.h"
 #include "preload/policy_check.h"
 #include "preload/poller.h"

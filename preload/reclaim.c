@@ -2,7 +2,7 @@
  * for the next. */
 #include "preload/reclaim.h"
 
-#include "preload/log.h"
+#include "core/log.h"
 
 #include <linux/membarrier.h>
 #include <pthread.h>

@@ -1,7 +1,7 @@
 #include "preload/result_file.h"
 
-#include "preload/fs_safe.h"
-#include "preload/log.h"
+#include "core/fs_safe.h"
+#include "core/log.h"
 #include "preload/not_tuned.h"
 #include "preload/op_table.h"
 #include "preload/shim.h"

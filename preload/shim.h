@@ -4,7 +4,7 @@
 #ifndef AOE_SHIM_H
 #define AOE_SHIM_H
 
-#include "preload/config.h"
+#include "core/config.h"
 #include "store/bank.h"
 
 #include <stdatomic.h>

@@ -4,12 +4,12 @@
  * never touches the runtime pays nothing else. */
 #include "preload/shim.h"
 
-#include "preload/log.h"
+#include "core/log.h"
 #include "preload/poller.h"
 #include "preload/reclaim.h"
 #include "preload/result_file.h"
 #include "preload/tune_ops.h"
-#include "tuner/spool.h"
+#include "jobs/spool_protocol.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

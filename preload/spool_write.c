@@ -1,9 +1,8 @@
 #include "preload/spool_write.h"
 
-#include "preload/log.h"
+#include "core/log.h"
 #include "preload/shim.h"
-#include "tuner/spool.h"
-#include "tuner/spool_dir.h"
+#include "jobs/spool_protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
 #ifndef AOE_SPOOL_WRITE_H
 #define AOE_SPOOL_WRITE_H
 
-#include "tuner/job.h"
+#include "jobs/job.h"
 
 #include <stdbool.h>
 

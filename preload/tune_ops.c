@@ -1,6 +1,6 @@
 #include "preload/tune_ops.h"
 
-#include "preload/log.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <fnmatch.h>

@@ -4,10 +4,10 @@
  * --detach the spawned aoe forks the tuner and exits at once; we reap it, so
  * the tuner is never the program's child. The tuner exits when idle, so a
  * tuner is started whenever a job was queued and none holds tuner.lock. */
-#include "preload/fs_safe.h"
-#include "preload/layout.h"
-#include "preload/log.h"
-#include "preload/log_memo.h"
+#include "core/fs_safe.h"
+#include "core/layout.h"
+#include "core/log.h"
+#include "core/log_memo.h"
 #include "preload/shim.h"
 #include "preload/spool_write.h"
 

@@ -1,7 +1,7 @@
 /* JSON export and import. The importer treats its input as hostile (it is
  * fuzzed): every field is type- and range-checked, and a bad entry is
  * rejected with its index and reason while the good ones are kept. */
-#include "preload/log.h"
+#include "core/log.h"
 #include "store/bank_admin.h"
 #include "store/bank_internal.h"
 #include "store/record_format.h"

@@ -1,8 +1,8 @@
 /* Opening a bank: checks the path, opens the LMDB environment, clears stale
  * reader slots, creates or checks the meta database. Every way a path can be
  * wrong gets one message that says what is wrong and where. */
-#include "preload/fs_safe.h"
-#include "preload/log.h"
+#include "core/fs_safe.h"
+#include "core/log.h"
 #include "store/bank_internal.h"
 
 #include <dirent.h>

@@ -1,5 +1,5 @@
 /* Lookup, put-if-better and delete: one transaction each. */
-#include "preload/log.h"
+#include "core/log.h"
 #include "store/bank_internal.h"
 #include "store/record_format.h"
 

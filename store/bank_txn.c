@@ -1,6 +1,6 @@
 /* Transactions: pooled read transactions, the write-retry loop that grows the
  * map, fingerprint databases, the generation counter. */
-#include "preload/log.h"
+#include "core/log.h"
 #include "store/bank_internal.h"
 #include "store/opkey.h"
 

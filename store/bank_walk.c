@@ -1,6 +1,6 @@
 /* Walking the bank: the list of fingerprints (from meta) and every record of
  * one or all of them. */
-#include "preload/log.h"
+#include "core/log.h"
 #include "store/bank_admin.h"
 #include "store/bank_internal.h"
 

@@ -3,7 +3,7 @@
 #ifndef AOE_CLI_H
 #define AOE_CLI_H
 
-#include "preload/config.h"
+#include "core/config.h"
 
 enum { AOE_EXIT_OK = 0, AOE_EXIT_FAIL = 1, AOE_EXIT_USAGE = 2 };
 

@@ -1,5 +1,5 @@
 /* `aoe config`: the effective configuration and where each value came from. */
-#include "preload/log.h"
+#include "core/log.h"
 #include "tuner/cli.h"
 
 #include <stdio.h>

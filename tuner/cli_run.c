@@ -4,7 +4,7 @@
 #include "preload/not_tuned.h"
 #include "tuner/cli.h"
 
-#include "preload/layout.h"
+#include "core/layout.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

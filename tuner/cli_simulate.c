@@ -2,7 +2,7 @@
 #include "tuner/cli.h"
 #include "tuner/sim.h"
 #include "tuner/strategy.h"
-#include "tuner/strategy_list.h"
+#include "core/strategy_list.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -1,14 +1,14 @@
 /* `aoe tune JOB... | --spool DIR [--idle-exit S] | --simulate FILE`: tunes
  * job files (or a spool of them) and writes the results to the bank. */
-#include "preload/layout.h"
-#include "preload/log.h"
+#include "core/layout.h"
+#include "core/log.h"
 #include "store/bank.h"
 #include "tuner/cli.h"
 #include "tuner/cli_tune.h"
 #include "tuner/priority.h"
 #include "tuner/runner.h"
 #include "tuner/spool.h"
-#include "tuner/spool_dir.h"
+#include "jobs/spool_protocol.h"
 #include "tuner/strategy.h"
 
 #include <errno.h>

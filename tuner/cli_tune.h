@@ -2,7 +2,7 @@
 #ifndef AOE_CLI_TUNE_H
 #define AOE_CLI_TUNE_H
 
-#include "preload/config.h"
+#include "core/config.h"
 #include "store/bank.h"
 #include "tuner/runner.h"
 

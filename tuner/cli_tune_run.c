@@ -1,6 +1,6 @@
 /* `aoe tune`: runs the jobs (files or spool) with the options of the command
  * line and the configuration, shows progress, collects the summary rows. */
-#include "preload/log.h"
+#include "core/log.h"
 #include "tuner/cli.h"
 #include "tuner/cli_tune.h"
 #include "tuner/spool.h"

@@ -7,8 +7,8 @@
 #define AOE_EXEC_H
 
 #include "store/record.h"
-#include "tuner/job.h"
-#include "tuner/space.h"
+#include "jobs/job.h"
+#include "space/space.h"
 
 #include <stddef.h>
 #include <stdint.h>

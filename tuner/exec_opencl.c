@@ -6,7 +6,7 @@
  * writing a scratch buffer larger than the device's global-memory cache.
  * The OpenCL library is loaded when a job is opened (exec_opencl_api.h), so
  * only a worker that replays a job needs one installed. */
-#include "preload/log.h"
+#include "core/log.h"
 #include "store/fingerprint.h"
 #include "tuner/exec.h"
 #include "tuner/exec_opencl_api.h"

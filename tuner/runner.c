@@ -3,7 +3,7 @@
  * worker dies (crash, hang) the variant is marked failed and a fresh worker
  * is started for the next one. */
 #include "tuner/runner.h"
-#include "preload/log.h"
+#include "core/log.h"
 #include "tuner/isolate.h"
 #include "tuner/measure.h"
 #include "tuner/runner_worker.h"

@@ -7,8 +7,8 @@
 
 #include "store/record.h"
 #include "tuner/exec.h"
-#include "tuner/job.h"
-#include "tuner/space.h"
+#include "jobs/job.h"
+#include "space/space.h"
 
 enum {
     AOE_WOP_OPEN = 1,    /* open the device, build the reference, time the default */

@@ -7,9 +7,9 @@
  * back with a retry count ("<key>.retry": attempts, earliest next time);
  * after AOE_SPOOL_MAX_ATTEMPTS, or a failure of the job itself, it becomes a
  * small "<key>.failed" record without payload. */
-#include "preload/fs_safe.h"
+#include "core/fs_safe.h"
 #include "tuner/spool.h"
-#include "tuner/spool_dir.h"
+#include "jobs/spool_protocol.h"
 
 #include "tuner/spool_files.h"
 

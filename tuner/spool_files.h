@@ -3,7 +3,7 @@
 #ifndef AOE_SPOOL_FILES_H
 #define AOE_SPOOL_FILES_H
 
-#include "preload/config.h"
+#include "core/config.h"
 
 #include <stddef.h>
 #include <time.h>

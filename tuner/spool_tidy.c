@@ -1,7 +1,7 @@
 /* The spool's private files and its housekeeping at the tuner's start: what
  * a dead writer or an earlier version left behind must not pile up. Only the
  * user's own regular files are touched, never through a link. */
-#include "preload/fs_safe.h"
+#include "core/fs_safe.h"
 #include "tuner/spool.h"
 #include "tuner/spool_files.h"
 

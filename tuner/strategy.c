@@ -1,6 +1,6 @@
 /* Strategy dispatcher: name -> implementation, shared set-up and result. */
 #include "tuner/strategy.h"
-#include "tuner/strategy_list.h"
+#include "core/strategy_list.h"
 #include "tuner/strategies/common.h"
 
 #include <string.h>

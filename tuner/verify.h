@@ -9,7 +9,7 @@
 #ifndef AOE_VERIFY_H
 #define AOE_VERIFY_H
 
-#include "tuner/space.h"
+#include "space/space.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
 #ifndef AOE_WORKER_MEMORY_H
 #define AOE_WORKER_MEMORY_H
 
-#include "tuner/job.h"
+#include "jobs/job.h"
 
 #include <stddef.h>
 #include <stdint.h>

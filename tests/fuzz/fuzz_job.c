@@ -1,7 +1,7 @@
 /* libFuzzer harness: the job reader on arbitrary bytes. Whatever it accepts
  * must survive write -> read unchanged (same key, sizes and argument bytes).
- * fuzz-sources: tuner/job.c tuner/job_write.c tuner/base64.c store/opkey.c preload/log.c */
-#include "tuner/job.h"
+ * fuzz-sources: jobs/job.c jobs/job_write.c core/base64.c store/opkey.c core/log.c */
+#include "jobs/job.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /* libFuzzer harness: the tunables reader (and the expressions in it) on
  * arbitrary bytes; what it accepts is evaluated at the declared defaults.
  * The same bytes, read as kernel source, go through the #define scanner.
- * fuzz-sources: tuner/tunables.c tuner/expr.c tuner/autodefine.c store/opkey.c preload/log.c */
-#include "tuner/autodefine.h"
-#include "tuner/tunables.h"
+ * fuzz-sources: space/tunables.c space/expr.c space/autodefine.c store/opkey.c core/log.c */
+#include "space/autodefine.h"
+#include "space/tunables.h"
 
 #include <stdlib.h>
 #include <string.h>

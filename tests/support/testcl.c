@@ -2,7 +2,7 @@
 
 #include "store/fingerprint.h"
 #include "store/opkey.h"
-#include "tuner/space.h"
+#include "space/space.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #define AOE_TESTCL_H
 
 #include "store/record.h"
-#include "tuner/job.h"
+#include "jobs/job.h"
 
 #include <CL/cl.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* The configuration table: defaults, accepted spellings, and a clear message
  * for every bad value. */
-#include "preload/config.h"
+#include "core/config.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -2,9 +2,9 @@
  * AOE_STRATEGY) the tuner's strategy names are one list, so a value added in
  * one place only is caught here: counts differ or a value parses to another
  * index. */
-#include "preload/config.h"
+#include "core/config.h"
 #include "tuner/strategy.h"
-#include "tuner/strategy_list.h"
+#include "core/strategy_list.h"
 
 #include <criterion/criterion.h>
 #include <string.h>

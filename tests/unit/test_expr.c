@@ -1,6 +1,6 @@
 /* Constraint and size-rule expressions: C precedence, every operator,
  * division by zero and overflow as failures, clear parse errors. */
-#include "tuner/expr.h"
+#include "space/expr.h"
 
 #include <criterion/criterion.h>
 #include <string.h>

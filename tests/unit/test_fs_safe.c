@@ -3,8 +3,8 @@
  * ours tightened on request), append-opens and exclusive creates that never
  * follow a planted link, atomic replacement, the bank's "not yet there"
  * signal (EAGAIN) and a log line repeated only when it changed. */
-#include "preload/fs_safe.h"
-#include "preload/log_memo.h"
+#include "core/fs_safe.h"
+#include "core/log_memo.h"
 #include "store/bank.h"
 
 #include <criterion/criterion.h>

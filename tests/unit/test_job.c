@@ -2,7 +2,7 @@
  * captured buffer), the operator key as the shim computes it, and a message
  * naming the field for every kind of bad input. */
 #include "store/opkey.h"
-#include "tuner/job.h"
+#include "jobs/job.h"
 
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>

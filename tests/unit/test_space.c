@@ -1,9 +1,9 @@
 /* Search spaces: work-group sizes (divisors, device limits, reqd size),
  * declared tunables (constraints, derived sizes, parameters the program fixes
  * itself are dropped), auto-detected defines, and the refusals. */
-#include "tuner/autodefine.h"
-#include "tuner/space.h"
-#include "tuner/wgsize.h"
+#include "space/autodefine.h"
+#include "space/space.h"
+#include "space/wgsize.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * `aoe tune --spool` claims, leaves alone, retries, records and removes. A
  * real spool directory, real job files, aoe_spool_run with a stand-in tuner
  * that says what it was given and fails as told. */
-#include "tuner/job.h"
+#include "jobs/job.h"
 #include "tuner/spool.h"
 
 #include <criterion/criterion.h>

@@ -1,7 +1,7 @@
 /* Tunables files: a valid declaration is read in full; every bad file gives
  * one message naming the file, the entry and the field; files in a directory
  * are read in name order and AOE_TUNABLES files override them. */
-#include "tuner/tunables.h"
+#include "space/tunables.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "preload/config.h"
+#include "core/config.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

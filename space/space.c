@@ -2,13 +2,13 @@
  * (work-group size, declared tunables, auto-detected defines), then enumerates
  * every configuration that satisfies the constraints and yields legal work
  * sizes, so strategies never spend an evaluation on an invalid one. */
-#include "preload/log.h"
-#include "tuner/space.h"
+#include "core/log.h"
+#include "space/space.h"
 
 #include "store/opkey.h"
-#include "tuner/autodefine.h"
-#include "tuner/tunables.h"
-#include "tuner/wgsize.h"
+#include "space/autodefine.h"
+#include "space/tunables.h"
+#include "space/wgsize.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #ifndef AOE_LOG_H
 #define AOE_LOG_H
 
-#include "preload/config.h"
+#include "core/config.h"
 
 #include <stddef.h>
 

@@ -7,8 +7,8 @@
 
 #include "store/opkey.h"
 #include "store/record.h"
-#include "tuner/expr.h"
-#include "tuner/space.h"
+#include "space/expr.h"
+#include "space/space.h"
 
 #include <stdbool.h>
 #include <stddef.h>

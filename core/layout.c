@@ -1,4 +1,4 @@
-#include "preload/layout.h"
+#include "core/layout.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "tuner/wgsize.h"
+#include "space/wgsize.h"
 
 #include <stdlib.h>
 

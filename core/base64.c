@@ -1,4 +1,4 @@
-#include "tuner/base64.h"
+#include "core/base64.h"
 
 #include <stdlib.h>
 

@@ -1,7 +1,7 @@
 /* Recursive-descent parser into a flat node array; evaluation walks it
  * recursively. Depth and length are bounded so hostile input cannot blow the
  * stack (the tunables reader is fuzzed). */
-#include "tuner/expr.h"
+#include "space/expr.h"
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -1,9 +1,9 @@
 /* Job files: the writer. Streams the JSON straight to the file (buffers are
  * base64-encoded chunk by chunk), so a job with tens of MB of captured data
  * costs one pass and no second copy in memory. */
-#include "tuner/job.h"
+#include "jobs/job.h"
 
-#include "tuner/base64.h"
+#include "core/base64.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -2,7 +2,7 @@
  * program fixes itself (never to be overridden) and which `#ifndef` defaults
  * it leaves open. Comments and line continuations are removed first, so a
  * commented-out directive does not count. */
-#include "tuner/autodefine.h"
+#include "space/autodefine.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "preload/log.h"
+#include "core/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,8 +1,7 @@
 /* Where the spool lives; linked into the shim too, so no runtime calls here. */
-#include "tuner/spool.h"
+#include "jobs/spool_protocol.h"
 
-#include "preload/fs_safe.h"
-#include "tuner/spool_dir.h"
+#include "core/fs_safe.h"
 
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 /* Tunables declarations reader. Every rejection is one message naming the
  * file, the kernel entry and the field, since these files are written by hand. */
-#include "preload/log.h"
-#include "tuner/tunables.h"
+#include "core/log.h"
+#include "space/tunables.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

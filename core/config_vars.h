@@ -7,8 +7,8 @@
 #ifndef AOE_CONFIG_VARS_H
 #define AOE_CONFIG_VARS_H
 
-#include "preload/config_choices.h"
-#include "tuner/strategy_list.h"
+#include "core/config_choices.h"
+#include "core/strategy_list.h"
 
 #define AOE_CFG_VARS(X)                                                                            \
     X(TUNE_BANK_PATH, "TUNE_BANK_PATH", AOE_CFG_PATH, "", NULL,                                    \

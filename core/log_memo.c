@@ -1,6 +1,6 @@
-#include "preload/log_memo.h"
+#include "core/log_memo.h"
 
-#include "preload/log.h"
+#include "core/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
 /* Job files: reading, validation, the operator key. Every rejection names the
  * field at fault, because a job may come from another machine or a hand edit
  * and the person reading the message has only the file. */
-#include "preload/log.h"
-#include "tuner/job.h"
+#include "core/log.h"
+#include "jobs/job.h"
 
 #include "store/opkey.h"
-#include "tuner/base64.h"
+#include "core/base64.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -7,7 +7,7 @@
 #define AOE_SPACE_H
 
 #include "store/record.h"
-#include "tuner/job.h"
+#include "jobs/job.h"
 #include "tuner/strategy.h"
 
 #include <stdbool.h>

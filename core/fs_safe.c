@@ -1,4 +1,4 @@
-#include "preload/fs_safe.h"
+#include "core/fs_safe.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "preload/config_vars.h"
+#include "core/config_vars.h"
 
 typedef enum { AOE_CFG_STRING, AOE_CFG_PATH, AOE_CFG_BOOL, AOE_CFG_INT, AOE_CFG_ENUM } aoe_cfg_type;
 

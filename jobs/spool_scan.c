@@ -1,6 +1,6 @@
 /* The spool's trust checks and its size; linked into the shim too (it checks
  * before writing a job), so no runtime calls here. */
-#include "tuner/spool.h"
+#include "jobs/spool_protocol.h"
 
 #include <dirent.h>
 #include <errno.h>
