@@ -5,32 +5,12 @@
 #ifndef AOE_NOT_TUNED_H
 #define AOE_NOT_TUNED_H
 
+#include "core/not_tuned_reasons.h"
 #include "store/record.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* X(code, JSON name, human text): the one list of reasons. */
-#define AOE_NOT_TUNED_REASONS(X)                                                                   \
-    X(IMAGE, "image_or_sampler", "image or sampler argument")                                      \
-    X(PIPE, "pipe_queue_or_event", "pipe, device queue or event argument")                         \
-    X(SVM, "svm", "SVM pointer argument")                                                          \
-    X(EXEC_INFO, "exec_info", "clSetKernelExecInfo used")                                          \
-    X(UNKNOWN_MEM, "unknown_memory_object", "memory object the shim never saw created")            \
-    X(ARG, "argument_not_recorded", "argument the shim could not record")                          \
-    X(PROGRAM, "program_not_tracked", "program not tracked")                                       \
-    X(UNSEEN, "kernel_not_tracked", "kernel object created outside the shim")                      \
-    X(FILTERED, "filtered_by_tune_ops", "filtered by AOE_TUNE_OPS")                                \
-    X(CAPTURE_LIMIT, "capture_limit", "capture limit per kernel object")                           \
-    X(OPS_LIMIT, "operator_limit", "operator limit per kernel object")                             \
-    X(SPOOL_FULL, "spool_full", "spool full")                                                      \
-    X(REFUSED, "policy_refused", "bank record refused by the policy check")                        \
-    X(TUNING_FAILED, "tuning_failed", "tuning failed or nothing to tune")
-
-#define AOE_NT_ENUM(code, json, text) AOE_NT_##code,
-enum { AOE_NT_NONE = 0, AOE_NOT_TUNED_REASONS(AOE_NT_ENUM) AOE_NT_COUNT };
-#undef AOE_NT_ENUM
 
 typedef struct {
     char name[128];

@@ -8,7 +8,7 @@
 
 #include "store/record.h"
 #include "jobs/job.h"
-#include "tuner/strategy.h"
+#include "space/search_space.h"
 
 #include <stdbool.h>
 #include <stddef.h>

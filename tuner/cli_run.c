@@ -1,7 +1,7 @@
 /* `aoe run [--offline] [--repeat] [--bank PATH] [--json] -- CMD ARGS`: runs a
  * program with the shim preloaded, then summarises the result files it wrote.
  * Exits with the program's status (128+N when a signal N ended it). */
-#include "preload/not_tuned.h"
+#include "core/not_tuned_reasons.h"
 #include "tuner/cli.h"
 
 #include "core/layout.h"
