@@ -60,12 +60,13 @@ static void program_publish(aoe_cl_program *p)
 void aoe_cl_program_unref(aoe_cl_program *p)
 {
     if (!p || atomic_fetch_sub(&p->refs, 1) != 1) return;
-    aoe_cl_variant *v = atomic_load(&p->variants);
+    aoe_variant *v = atomic_load(&p->variants);
     while (v) {
-        aoe_cl_variant *next = v->next;
-        if (v->vprog) REAL(clReleaseProgram)(v->vprog);
+        aoe_variant *next = v->next;
+        aoe_cl_variant *cv = (aoe_cl_variant *)v;
+        if (cv->vprog) REAL(clReleaseProgram)(cv->vprog);
         free(v->defines);
-        free(v);
+        free(cv);
         v = next;
     }
     free(p->source);

@@ -3,9 +3,13 @@
 #ifndef AOE_OPENCL_INTERNAL_H
 #define AOE_OPENCL_INTERNAL_H
 
+#include "launch/counters.h"
+#include "launch/op_table.h"
+#include "launch/ptr_table.h"
+#include "launch/shape_cache.h"
+#include "launch/sight.h"
+#include "launch/variant.h"
 #include "preload/not_tuned.h"
-#include "preload/op_table.h"
-#include "preload/ptr_table.h"
 #include "preload/shim.h"
 #include "store/opkey.h"
 
@@ -85,18 +89,12 @@ static inline void *aoe_cl_real(int idx)
 /* ---- tracked objects ---- */
 enum { AOE_PROG_SOURCE = 0, AOE_PROG_BINARY = 1, AOE_PROG_UNTUNED = 2 };
 
-enum { AOE_VAR_PENDING = 0, AOE_VAR_READY = 1, AOE_VAR_FAILED = 2 };
-
-/* A variant program: the program rebuilt with a policy's -D values. Keyed
- * by those values (a copy), not by the policy, which may be freed. */
+/* A variant program (launch/variant.h): the program rebuilt with a policy's
+ * -D values. */
 typedef struct aoe_cl_variant {
-    struct aoe_cl_variant *next;         /* in the program's list */
-    struct aoe_cl_variant *next_request; /* in the build queue */
+    aoe_variant base; /* first: the neutral list, queue and state */
     struct aoe_cl_program *prog;
-    char *defines;
-    char kernel_name[128]; /* for the message when it does not build */
     cl_program vprog;
-    atomic_int state; /* AOE_VAR_* */
 } aoe_cl_variant;
 
 /* A kernel object's kernel in one variant program, with the argument values
@@ -124,7 +122,7 @@ typedef struct aoe_cl_program {
     char *options; /* build options of the last successful build ("" if none) */
     cl_uint ndev;
     cl_device_id *devs;
-    _Atomic(aoe_cl_variant *) variants;
+    aoe_variant_list variants; /* of aoe_cl_variant */
 } aoe_cl_program;
 
 /* Argument state of a kernel object as the program set it. */
@@ -142,28 +140,11 @@ typedef struct {
 typedef struct aoe_cl_kernel {
     /* Read by every launch: kept together at the start (two cache lines). */
     cl_kernel k;
-    int untunable; /* 0, or why not (AOE_NT_*): images, samplers, SVM, untracked program */
-    /* launch cache (seqlock: readers never write; one writer at a time; the
-     * fields are atomics, relaxed or acquire/release: plain moves on x86,
-     * and no fences, which ThreadSanitizer cannot follow) */
-    atomic_uint cache_seq;
-    atomic_int cache_writer;
-    uint32_t shape_version;      /* bumped when an argument's shape changes */
-    uint32_t arg_version;        /* bumped by every clSetKernelArg */
-    atomic_uint_least64_t c_tag; /* shape_version, dimensions and local-size presence cached */
-    _Atomic(cl_command_queue) c_queue;
-    _Atomic(aoe_op *) c_op;
-    atomic_size_t c_global[3], c_local[3];
-    /* launch counters: the first launching thread (count_owner, its read
-     * node) counts with plain load + store into own_*, any other thread
-     * with a relaxed add into shared (launches in the low 32 bits, tuned in
-     * the high 32; flushed before the low half overflows) */
-    _Atomic(aoe_op *) count_op;
-    _Atomic(const void *) count_owner;
-    atomic_uint_least64_t own_n, own_t;
-    atomic_uint_least64_t shared;
-    uint64_t flushed_n, flushed_t; /* own_* already flushed (flush_lock) */
-    atomic_int flush_lock;
+    int untunable;          /* 0, or why not (AOE_NT_*): images, samplers, SVM, untracked program */
+    uint32_t shape_version; /* bumped when an argument's shape changes */
+    uint32_t arg_version;   /* bumped by every clSetKernelArg */
+    aoe_shape_cache cache;  /* queue, global and local sizes of the last launch */
+    aoe_counts counts;      /* launches, flushed into the operator */
     /* hit path */
     atomic_uint_least64_t broken_serial; /* its tuned launch was refused: use the default */
     _Atomic(aoe_cl_kvar *) vcur;         /* variant kernel last launched */
@@ -171,22 +152,17 @@ typedef struct aoe_cl_kernel {
     /* the rest: object state and first-sight work (slow_lock: one thread at
      * a time; another launching meanwhile takes the default) */
     atomic_int slow_lock;
-    uint32_t ops_created; /* operators created by this kernel object's launches */
-    aoe_cl_kvar *kvars;   /* every variant kernel made (vlock) */
+    aoe_sight sight;    /* operators created, jobs captured */
+    aoe_cl_kvar *kvars; /* every variant kernel made (vlock) */
     aoe_cl_program *prog;
     char name[128];
     cl_uint nargs;
     aoe_cl_arg *args;
     aoe_arg_shape *shapes;     /* contiguous copy for aoe_opkey_launch */
     unsigned char *arg_is_mem; /* per arg: 1 global/constant pointer, 2 local, 3 image/sampler */
-    int captures;              /* jobs captured from this kernel object */
-    int ops_limited;           /* MAX_OPS_PER_KERNEL reached (noted once) */
-    /* not tuned: the entry (set at its first launch) and launches counted
-     * with plain moves (concurrent launches of one object may lose some) */
-    _Atomic(aoe_not_tuned *) nt;
-    atomic_uint_least64_t nt_launches;
-    uint64_t nt_flushed; /* nt_launches already added to nt (flush_lock) */
-    char nt_detail[64];  /* e.g. the argument and its type */
+    /* not tuned: launches counted into its entry (set at its first launch) */
+    aoe_untuned_counts untuned;
+    char nt_detail[64]; /* e.g. the argument and its type */
     /* kernel part of the key, per device */
     cl_command_queue kq;
     uint64_t kpart;
@@ -240,8 +216,12 @@ static inline cl_kernel aoe_cl_variant_kernel(aoe_cl_kernel *kr, const aoe_polic
 /* Kernel object freed: its variant kernels are released. */
 void aoe_cl_kernel_free_variants(aoe_cl_kernel *kr);
 
-/* opencl_capture.c: captures the job of this launch and queues it. */
-void aoe_cl_capture(aoe_cl_kernel *kr, aoe_op *op, cl_command_queue q, cl_uint dim,
-                    const size_t *gws, const size_t *lws, const aoe_key *key);
+/* opencl_capture.c: what only OpenCL can answer at an operator's first
+ * sight (device limits, buffer contents); rt_ctx is an aoe_cl_launch_ctx. */
+typedef struct {
+    aoe_cl_kernel *kr;
+    cl_command_queue q;
+} aoe_cl_launch_ctx;
+extern const aoe_launch_runtime aoe_cl_launch_runtime;
 
 #endif

@@ -11,57 +11,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static _Atomic(aoe_cl_variant *) g_requests;
-
-/* true when the program sets one of the policy's macros itself: such kernels
- * carry their own tuned values and must come out exactly as they went in. */
-static int overrides_program(const char *options, const char *defines)
-{
-    const char *d = defines;
-    while ((d = strstr(d, "-D"))) {
-        d += 2;
-        size_t n = strcspn(d, "= ");
-        char pat[AOE_NAME_LEN + 4];
-        if (n == 0 || n > AOE_NAME_LEN) return 1;
-        for (const char *o = options; o && (o = strstr(o, "-D")); o += 2) {
-            const char *name = o + 2;
-            while (*name == ' ') name++;
-            if (!strncmp(name, d, n) && (name[n] == '\0' || name[n] == '=' || name[n] == ' '))
-                return 1;
-        }
-        (void)pat;
-        d += n;
-    }
-    return 0;
-}
+static aoe_variant_queue g_requests;
 
 aoe_cl_variant *aoe_cl_variant_get(aoe_cl_program *p, const aoe_policy_entry *pol)
 {
-    for (aoe_cl_variant *v = atomic_load_explicit(&p->variants, memory_order_acquire); v;
-         v = v->next)
-        if (!strcmp(v->defines, pol->defines)) return v;
+    aoe_variant *found = aoe_variant_find(&p->variants, pol->defines);
+    if (found) return (aoe_cl_variant *)found;
     /* First request for these values (not the steady state). None once the
      * exit has begun: the default runs. */
     if (aoe_poller_stopping()) return NULL;
     aoe_cl_variant *v = calloc(1, sizeof *v);
-    if (!v || !(v->defines = strdup(pol->defines))) {
+    int bad = p->kind != AOE_PROG_SOURCE || aoe_variant_overrides(p->options, pol->defines);
+    if (!v || aoe_variant_init(&v->base, pol->defines, pol->rec.kernel_name, bad)) {
         free(v);
         return NULL;
     }
     v->prog = p;
-    snprintf(v->kernel_name, sizeof v->kernel_name, "%s", pol->rec.kernel_name);
-    int bad = p->kind != AOE_PROG_SOURCE || overrides_program(p->options, pol->defines);
-    atomic_init(&v->state, bad ? AOE_VAR_FAILED : AOE_VAR_PENDING);
-    aoe_cl_variant *head = atomic_load(&p->variants);
-    do v->next = head;
-    while (!atomic_compare_exchange_weak(&p->variants, &head, v));
-    /* Two threads may add the same values at once: both are built, and
-     * either may be found. */
+    aoe_variant_add(&p->variants, &v->base);
     if (!bad) {
         atomic_fetch_add(&p->refs, 1); /* held by the queue until built */
-        aoe_cl_variant *r = atomic_load(&g_requests);
-        do v->next_request = r;
-        while (!atomic_compare_exchange_weak(&g_requests, &r, v));
+        aoe_variant_request(&g_requests, &v->base);
         aoe_poller_wake();
     }
     return v;
@@ -70,12 +39,12 @@ aoe_cl_variant *aoe_cl_variant_get(aoe_cl_program *p, const aoe_policy_entry *po
 static void build(aoe_cl_variant *v)
 {
     aoe_cl_program *p = v->prog;
-    size_t olen = strlen(p->options) + strlen(v->defines) + 2;
+    size_t olen = strlen(p->options) + strlen(v->base.defines) + 2;
     char *opts = malloc(olen);
     cl_int err = CL_SUCCESS;
     int state = AOE_VAR_FAILED;
     if (opts) {
-        snprintf(opts, olen, "%s%s", p->options, v->defines);
+        snprintf(opts, olen, "%s%s", p->options, v->base.defines);
         const char *src = p->source;
         size_t len = p->source_len;
         cl_program vp = REAL(clCreateProgramWithSource)(p->ctx, 1, &src, &len, &err);
@@ -88,26 +57,29 @@ static void build(aoe_cl_variant *v)
         free(opts);
     }
     if (state != AOE_VAR_READY)
-        AOE_WARN("variant of %s with%s did not build; the default runs", v->kernel_name,
-                 v->defines);
-    atomic_store_explicit(&v->state, state, memory_order_release);
+        AOE_WARN("variant of %s with%s did not build; the default runs", v->base.kernel_name,
+                 v->base.defines);
+    atomic_store_explicit(&v->base.state, state, memory_order_release);
 }
 
 /* Poller thread. Each runtime call is bracketed so that the exit can tell
  * whether to join the poller or abandon it; once the exit has begun the
  * remaining requests are dropped (their programs' references are kept: the
  * process is ending). */
+static int build_one(aoe_variant *base, void *ctx)
+{
+    (void)ctx;
+    aoe_cl_variant *v = (aoe_cl_variant *)base;
+    if (!aoe_poller_runtime_enter()) return -1;
+    build(v);
+    aoe_cl_program_unref(v->prog);
+    aoe_poller_runtime_leave();
+    return 0;
+}
+
 void aoe_hook_build_variants(void)
 {
-    aoe_cl_variant *list = atomic_exchange(&g_requests, NULL);
-    while (list) {
-        aoe_cl_variant *next = list->next_request;
-        if (!aoe_poller_runtime_enter()) return;
-        build(list);
-        aoe_cl_program_unref(list->prog);
-        aoe_poller_runtime_leave();
-        list = next;
-    }
+    aoe_variant_drain(&g_requests, build_one, NULL);
 }
 
 /* Mirrors the program's argument values onto kv's kernel: only those set
@@ -158,7 +130,7 @@ cl_kernel aoe_cl_variant_kernel_slow(aoe_cl_kernel *kr, const aoe_policy_entry *
     aoe_cl_kvar *kv = atomic_load_explicit(&kr->vcur, memory_order_relaxed);
     if (!kv || atomic_load_explicit(&kv->serial, memory_order_relaxed) != pol->serial) {
         aoe_cl_variant *v = aoe_cl_variant_get(kr->prog, pol);
-        int st = v ? atomic_load_explicit(&v->state, memory_order_acquire) : AOE_VAR_PENDING;
+        int st = v ? atomic_load_explicit(&v->base.state, memory_order_acquire) : AOE_VAR_PENDING;
         if (st != AOE_VAR_READY || !(kv = kvar_for(kr, v))) {
             /* failed for good: this policy's launches take the default at once */
             if (st == AOE_VAR_FAILED || st == AOE_VAR_READY)

@@ -3,7 +3,8 @@
  * parent's bank handle (never closes it), re-arms its locks, and sets up its
  * own state lazily on its first runtime call. The handler does no I/O, so a
  * child that only execs a helper program pays nothing measurable. */
-#include "preload/op_table.h"
+#include "launch/op_table.h"
+#include "preload/reclaim.h"
 #include "preload/result_file.h"
 #include "preload/shim.h"
 #include "preload/spool_write.h"
@@ -16,6 +17,7 @@ static void child(void)
 {
     aoe_fork_epoch++;
     aoe_poller_atfork_child();
+    aoe_reclaim_atfork_child();
     aoe_op_table_atfork_child();
     aoe_result_atfork_child();
     aoe_tuner_spawn_atfork_child();

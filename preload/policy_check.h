@@ -4,20 +4,12 @@
 #ifndef AOE_POLICY_CHECK_H
 #define AOE_POLICY_CHECK_H
 
-#include "preload/op_table.h"
-#include "store/opkey.h"
+#include "launch/op_table.h"
 #include "space/tunables.h"
+#include "store/opkey.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-typedef struct aoe_launch_shape {
-    uint32_t dim;
-    int has_local;
-    uint64_t global[3], local[3];
-    uint64_t max_wg, max_item[3];   /* device limits, 0: unknown */
-    const aoe_tunable_kernel *decl; /* declared tunables of the kernel, or NULL */
-} aoe_launch_shape;
 
 /* 0 when pol fits the launch; -1 with the reason in why. */
 int aoe_policy_check(const aoe_policy_entry *pol, const aoe_launch_shape *l, char *why,

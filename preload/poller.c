@@ -5,7 +5,7 @@
  * file. Launches themselves never make a syscall to learn about results. */
 #include "core/log.h"
 #include "core/log_memo.h"
-#include "preload/op_table.h"
+#include "launch/op_table.h"
 #include "preload/policy_check.h"
 #include "preload/poller.h"
 #include "preload/reclaim.h"

@@ -3,7 +3,7 @@
 #include "core/fs_safe.h"
 #include "core/log.h"
 #include "preload/not_tuned.h"
-#include "preload/op_table.h"
+#include "launch/op_table.h"
 #include "preload/shim.h"
 #include "preload/spool_write.h"
 

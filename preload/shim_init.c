@@ -5,6 +5,7 @@
 #include "preload/shim.h"
 
 #include "core/log.h"
+#include "preload/launch_host.h"
 #include "preload/poller.h"
 #include "preload/reclaim.h"
 #include "preload/result_file.h"
@@ -111,6 +112,7 @@ static void init_once(void)
     snprintf(aoe_shim.result_dir, sizeof aoe_shim.result_dir, "%s", (work && *work) ? work : ".");
     if (aoe_tune_ops_load(cfg->text[AOE_CFG_TUNE_OPS])) return;
     pthread_once(&g_exit_once, register_exit);
+    aoe_preload_launch_host_install();
     aoe_shim_active = 1;
 }
 

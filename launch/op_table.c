@@ -1,8 +1,8 @@
-#include "preload/op_table.h"
-#include "core/log.h"
-#include "store/policy_check.h"
+#include "launch/op_table.h"
 
-#include "preload/reclaim.h"
+#include "core/log.h"
+#include "launch/host.h"
+#include "store/policy_check.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -101,13 +101,13 @@ int aoe_op_publish(aoe_op *op, const aoe_policy_entry *cur, aoe_policy_entry *e)
         free(e);
         return 0;
     }
-    aoe_retire((void *)cur);
+    const aoe_launch_host *h = aoe_launch_get_host();
+    if (cur && h->retire) h->retire((void *)cur); /* without one, kept */
     return 1;
 }
 
 void aoe_op_table_atfork_child(void)
 {
-    aoe_reclaim_atfork_child();
     pthread_mutex_init(&g_lock, NULL);
     /* The child's result file counts its own launches only. */
     for (size_t i = 0; i < OP_CAP; i++) {

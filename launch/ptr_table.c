@@ -1,4 +1,4 @@
-#include "preload/ptr_table.h"
+#include "launch/ptr_table.h"
 
 int aoe_ptr_insert(aoe_ptr_table *t, const void *keyp, void *val)
 {

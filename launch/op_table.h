@@ -6,6 +6,7 @@
 #ifndef AOE_OP_TABLE_H
 #define AOE_OP_TABLE_H
 
+#include "space/tunables.h"
 #include "store/record.h"
 
 #include <stdatomic.h>
@@ -28,6 +29,16 @@ enum {
     AOE_OP_FIRST_HIT = 1   /* bank had a policy at first sight */
 };
 
+/* The launch an operator was created for, with the device's limits and the
+ * kernel's declared tunables: what a policy must fit (preload/policy_check.h). */
+typedef struct aoe_launch_shape {
+    uint32_t dim;
+    int has_local;
+    uint64_t global[3], local[3];
+    uint64_t max_wg, max_item[3];   /* device limits, 0: unknown */
+    const aoe_tunable_kernel *decl; /* declared tunables of the kernel, or NULL */
+} aoe_launch_shape;
+
 typedef struct aoe_op {
     aoe_key key;
     const char *fingerprint; /* device fingerprint (interned by the hooks, never freed) */
@@ -41,7 +52,7 @@ typedef struct aoe_op {
     double active_after_s; /* seconds from the first launch until its policy was published */
     /* the launch it was created for (NULL until set at first sight): a
      * policy is published only if it fits (preload/policy_check.h) */
-    _Atomic(const struct aoe_launch_shape *) shape;
+    _Atomic(const aoe_launch_shape *) shape;
     atomic_int_least64_t refused_ts; /* timestamp of the last record refused (one message) */
     atomic_uint refused;             /* records refused */
     int not_tuned;                   /* AOE_NT_* decided at first sight, or 0 */
@@ -67,8 +78,8 @@ void aoe_op_foreach(aoe_op_visit fn, void *ctx);
 aoe_policy_entry *aoe_policy_from_record(const aoe_record *rec);
 
 /* Replaces op's policy cur with e (unique serial given here): 1 when
- * published (cur is retired), 0 when another thread published first (e is
- * freed). */
+ * published (cur is retired through the host, launch/host.h), 0 when another thread published first
+ * (e is freed). */
 int aoe_op_publish(aoe_op *op, const aoe_policy_entry *cur, aoe_policy_entry *e);
 
 /* Reads op's record from the bank and publishes it when new or changed.
@@ -76,6 +87,7 @@ int aoe_op_publish(aoe_op *op, const aoe_policy_entry *cur, aoe_policy_entry *e)
 struct aoe_bank;
 int aoe_op_refresh(aoe_op *op, struct aoe_bank *bank);
 
+/* Forked child: re-arms the lock; the child counts its own launches. */
 void aoe_op_table_atfork_child(void);
 
 #endif

@@ -1,0 +1,58 @@
+/* The runtime-neutral description of one launch, filled by a hook when a
+ * launch's shape missed the shape cache (never on the steady state): the
+ * kernel's identity, its program, the launch sizes and the argument shapes,
+ * plus the runtime's callbacks for what only it can read (device limits,
+ * buffer contents). From it the launch core computes the operator key, finds
+ * or creates the operator and, at its first sight, decides on a capture and
+ * assembles the tuning job. */
+#ifndef AOE_LAUNCH_DESC_H
+#define AOE_LAUNCH_DESC_H
+
+#include "jobs/job.h"
+#include "store/opkey.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct aoe_launch_desc;
+
+/* What only the runtime can answer, called at an operator's first sight. */
+typedef struct {
+    /* The device's work-group limits (0: unknown). */
+    void (*limits)(const struct aoe_launch_desc *d, uint64_t *max_wg, uint64_t max_item[3]);
+    /* Buffer argument i of a job being captured: ja->kind and ja->size are
+     * set; the hook sets ja->flags and ja->data (malloc'ed contents up to
+     * limit bytes, or NULL: replayed with synthetic data). */
+    void (*buffer)(const struct aoe_launch_desc *d, uint32_t i, aoe_job_arg *ja, uint64_t limit);
+} aoe_launch_runtime;
+
+typedef struct aoe_launch_desc {
+    const aoe_launch_runtime *rt;
+    void *rt_ctx;            /* the hook's, for rt's callbacks */
+    const char *runtime;     /* job runtime name, e.g. "opencl" */
+    const char *fingerprint; /* device fingerprint (interned, never freed) */
+    uint64_t kpart;          /* kernel part of the key (aoe_opkey_kernel) */
+    const char *kernel_name;
+    /* the program: source (NUL-terminated) or binary */
+    const char *source;
+    const unsigned char *binary;
+    size_t binary_len;
+    const char *options; /* build options ("" if none) */
+    aoe_hash128 program_hash;
+    /* the launch: global and local (OpenCL), later grid and block */
+    uint32_t dim; /* 1..3 */
+    const size_t *global;
+    const size_t *local; /* NULL: the program gave none */
+    uint32_t nargs;
+    const aoe_arg_shape *shapes; /* per argument; scalars' bytes in shapes[i].bytes */
+} aoe_launch_desc;
+
+/* 1 when every argument was set (else the runtime reports the launch). */
+static inline int aoe_launch_args_set(uint32_t nargs, const aoe_arg_shape *shapes)
+{
+    for (uint32_t i = 0; i < nargs; i++)
+        if (shapes[i].kind == AOE_ARGK_UNSET) return 0;
+    return 1;
+}
+
+#endif

@@ -1,0 +1,99 @@
+/* See sight.h. The services of the process (bank, spool, result file) come
+ * from the host (host.h), what only the runtime knows from the description's
+ * callbacks (desc.h). */
+#include "launch/sight.h"
+
+#include "core/log.h"
+#include "launch/host.h"
+#include "core/not_tuned_reasons.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The result file and the poller start with the first operator of a
+ * process (a forked child starts its own: the host checks). */
+static void start(const aoe_launch_host *h)
+{
+    if (h->start) h->start();
+}
+
+static void note(const aoe_launch_host *h, const char *name, int why, const char *detail)
+{
+    if (h->not_tuned) h->not_tuned(name, why, detail);
+}
+
+/* The launch an operator was created for, with the device's work-group
+ * limits and the kernel's declared tunables: what a policy must fit. */
+static void set_shape(const aoe_launch_host *h, const aoe_launch_desc *d, aoe_op *op)
+{
+    aoe_launch_shape *ls = calloc(1, sizeof *ls);
+    if (!ls) return; /* no policy is applied to it */
+    ls->dim = d->dim;
+    ls->has_local = d->local != NULL;
+    for (uint32_t i = 0; i < d->dim; i++) {
+        ls->global[i] = d->global[i];
+        ls->local[i] = d->local ? d->local[i] : 0;
+    }
+    if (d->rt && d->rt->limits) d->rt->limits(d, &ls->max_wg, ls->max_item);
+    ls->decl = h->tunables ? h->tunables(d->kernel_name, d->source, d->program_hash) : NULL;
+    atomic_store_explicit(&op->shape, ls, memory_order_release);
+}
+
+/* An operator left untuned at its first sight (the kernel could be). */
+static void not_tuned(const aoe_launch_host *h, aoe_op *op, int why, const char *detail)
+{
+    op->not_tuned = why;
+    note(h, op->kernel_name, why, detail);
+}
+
+/* First sight of an operator in this process: call site, bank lookup, and
+ * the capture decision. */
+static void first_sight(aoe_sight *s, const aoe_launch_desc *d, aoe_op *op, const aoe_key *key)
+{
+    const aoe_launch_host *h = aoe_launch_get_host();
+    if (h->call_site) h->call_site(op->call_site, sizeof op->call_site);
+    if (h->refresh) h->refresh(op); /* the poller may have published it meanwhile */
+    const aoe_policy_entry *p = atomic_load_explicit(&op->policy, memory_order_acquire);
+    if (p) {
+        op->first = AOE_OP_FIRST_HIT;
+        op->first_timestamp = p->rec.timestamp;
+        if (h->note_active) h->note_active();
+    }
+    if (!h->capture) return;
+    if (op->first == AOE_OP_FIRST_HIT && !h->repeat) return;
+    if (h->allows && !h->allows(d->kernel_name)) {
+        not_tuned(h, op, AOE_NT_FILTERED, "");
+        return;
+    }
+    if (s->captures >= AOE_MAX_CAPTURES_PER_KERNEL) {
+        not_tuned(h, op, AOE_NT_CAPTURE_LIMIT, "16 jobs per kernel object");
+        return;
+    }
+    s->captures++;
+    aoe_launch_capture(d, op, key);
+}
+
+aoe_op *aoe_launch_resolve(aoe_sight *s, const aoe_launch_desc *d)
+{
+    const aoe_launch_host *h = aoe_launch_get_host();
+    start(h);
+    aoe_key key = aoe_opkey_launch(d->kpart, d->dim, d->global, d->local, d->nargs, d->shapes);
+    int created = 0;
+    aoe_op *op;
+    if (s->ops_created < AOE_MAX_OPS_PER_KERNEL)
+        op = aoe_op_get_or_create(&key, d->kernel_name, d->fingerprint, &created);
+    else
+        op = aoe_op_find(&key);
+    if (!op && s->ops_created >= AOE_MAX_OPS_PER_KERNEL && !s->ops_limited) {
+        s->ops_limited = 1;
+        note(h, d->kernel_name, AOE_NT_OPS_LIMIT, "64 operators per kernel object");
+    }
+    if (!op) return NULL;
+    if (created) {
+        s->ops_created++;
+        set_shape(h, d, op);
+        first_sight(s, d, op, &key);
+        atomic_store_explicit(&op->sighted, 1, memory_order_release);
+    }
+    return op;
+}
