@@ -111,9 +111,7 @@ aoe_op *aoe_cl_launch_slow(aoe_cl_kernel *kr, cl_command_queue q, cl_uint dim, c
         .shapes = kr->shapes,
     };
     aoe_op *op = aoe_launch_resolve(&kr->sight, &d);
-    if (op)
-        aoe_shape_store(&kr->cache, aoe_shape_tag(kr->shape_version, dim, lws != NULL), q, dim, gws,
-                        lws, op);
+    if (op) aoe_shape_store(&kr->cache, kr->shape_version, q, dim, gws, lws, op);
     return op;
 }
 

@@ -27,7 +27,9 @@ typedef struct {
 } aoe_shape_cache;
 
 /* The tag of a launch: the hook's argument shape version (bumped when an
- * argument's shape changes), the dimensions, and whether b was given. */
+ * argument's shape changes), the dimensions, and whether b was given. A
+ * kernel object's launches are not concurrent with changes of its
+ * arguments (the runtimes require it), so the version is a plain field. */
 static inline uint64_t aoe_shape_tag(uint32_t shape_version, unsigned dim, int has_b)
 {
     return (uint64_t)shape_version << 8 | (uint64_t)dim << 1 | (uint64_t)(has_b != 0);
@@ -41,9 +43,10 @@ static inline int aoe_shape_same(const atomic_size_t *c, const size_t *v, unsign
 }
 
 /* Lock-free read: the cached operator when the tag (aoe_shape_tag of
- * version, dim and b != NULL), queue and the first dim sizes of a (and of b,
- * unless b is NULL) match, else NULL. The acquire loads keep the second read
- * of the sequence after them. */
+ * *version, dim and b != NULL), queue and the first dim sizes of a (and of
+ * b, unless b is NULL) match, else NULL. The acquire loads keep the second
+ * read of the sequence after them. version is read where the tag is
+ * compared, as the launch path always did (its generated code stays). */
 static inline struct aoe_op *aoe_shape_find(aoe_shape_cache *c, const uint32_t *version,
                                             const void *queue, unsigned dim, const size_t *a,
                                             const size_t *b)
@@ -61,9 +64,10 @@ static inline struct aoe_op *aoe_shape_find(aoe_shape_cache *c, const uint32_t *
 
 /* Stores a launch's shape and operator; skipped while another thread
  * stores. The release stores keep the odd sequence before every field. */
-static inline void aoe_shape_store(aoe_shape_cache *c, uint64_t tag, void *queue, unsigned dim,
+static inline void aoe_shape_store(aoe_shape_cache *c, uint32_t version, void *queue, unsigned dim,
                                    const size_t *a, const size_t *b, struct aoe_op *op)
 {
+    uint64_t tag = aoe_shape_tag(version, dim, b != NULL);
     if (atomic_exchange_explicit(&c->writer, 1, memory_order_acquire)) return;
     unsigned s = atomic_load_explicit(&c->seq, memory_order_relaxed);
     atomic_store_explicit(&c->seq, s + 1, memory_order_relaxed);
