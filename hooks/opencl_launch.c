@@ -1,12 +1,14 @@
 /* clEnqueueNDRangeKernel: the launch path. Steady state: one lock-free table
- * probe for the kernel object, a seqlock-protected cache compare (same
- * queue, sizes and argument shapes as last time), one acquire load of the
- * operator's policy inside a read section (two stores to the thread's own
- * counter), one relaxed add to the kernel object's counter. No getenv,
- * syscalls, locks, allocation, runtime queries or global atomic counters. Everything
- * else (key computation, bank lookup, capture) happens when a shape changes,
- * in aoe_cl_launch_slow; the wrapper itself only makes tail calls, so the
- * pass-through cases cost no stack frame. */
+ * probe for the kernel object, the shape cache's seqlock-protected compare
+ * (same queue, sizes and argument shapes as last time; launch/shape_cache.h),
+ * one acquire load of the operator's policy inside a read section (two
+ * stores to the thread's own counter), the kernel object's launch count
+ * (launch/counters.h). No getenv, syscalls, locks, allocation, runtime
+ * queries or global atomic counters. When a shape changes,
+ * aoe_cl_launch_slow describes the launch to the launch core
+ * (launch/sight.h: key, operator, bank lookup, capture); this file applies
+ * the policy. The wrapper itself only makes tail calls, so the pass-through
+ * cases cost no stack frame. */
 #include "hooks/opencl_internal.h"
 #include "hooks/opencl_mem.h"
 

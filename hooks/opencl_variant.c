@@ -1,7 +1,8 @@
 /* Variant programs: a policy with -D values needs the program rebuilt with
  * them added to the program's own options. The launching thread only queues
- * the request (once per program and policy); the poller thread builds it,
- * and until it is ready the default launch goes out. */
+ * the request (once per program and policy; the list, the queue and the
+ * override check are the launch core's, launch/variant.h); the poller thread
+ * builds it here, and until it is ready the default launch goes out. */
 #include "hooks/opencl_internal.h"
 
 #include "core/log.h"
