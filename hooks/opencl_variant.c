@@ -97,7 +97,7 @@ static void build(aoe_cl_variant *v)
  * whether to join the poller or abandon it; once the exit has begun the
  * remaining requests are dropped (their programs' references are kept: the
  * process is ending). */
-void aoe_hook_build_variants(void)
+void aoe_cl_build_variants(void)
 {
     aoe_cl_variant *list = atomic_exchange(&g_requests, NULL);
     while (list) {
