@@ -20,7 +20,7 @@
 #endif
 
 /* Every lookup passes here: the runtime is found by name prefix first
- * (preload/runtime.c: a few byte compares, uninstrumented, since the
+ * (preload/runtime_match.c: a few byte compares, uninstrumented, since the
  * sanitizer runtimes look their interceptors' targets up with dlsym before
  * their shadow memory exists), so clock_gettime, close... never reach a
  * runtime's instrumented table. */
