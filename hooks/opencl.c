@@ -502,7 +502,7 @@ EXPORT cl_int clSetKernelExecInfo(cl_kernel k, cl_kernel_exec_info name, size_t 
     return rc;
 }
 
-void aoe_hook_flush_counts(void)
+void aoe_cl_flush_counts(void)
 {
     const aoe_ptr_table *t = &aoe_cl_kernels;
     for (size_t i = 0; i <= t->mask; i++) {
@@ -513,7 +513,7 @@ void aoe_hook_flush_counts(void)
     }
 }
 
-void aoe_hook_atfork_child(void)
+void aoe_cl_atfork_child(void)
 {
     aoe_ptr_table_atfork_child(&aoe_cl_programs);
     aoe_ptr_table_atfork_child(&aoe_cl_kernels);

@@ -78,6 +78,16 @@ enum { AOE_CL_FUNCS(AOE_CL_ENUM) AOE_CL_CALLS(AOE_CL_ENUM) AOE_CLF_COUNT };
 extern _Atomic(void *) aoe_cl_real_ptr[AOE_CLF_COUNT];
 void *aoe_cl_resolve(int idx);
 
+/* The OpenCL runtime's descriptor (opencl_runtime.c) and its entry points:
+ * opencl_symbols.c (wrapper and real lookup by name), opencl_variant.c
+ * (variant builds, poller thread), opencl.c (counter flush, fork reset). */
+extern const aoe_runtime aoe_runtime_opencl;
+void *aoe_cl_wrapper_for(const char *name);
+void *aoe_cl_real_for(const char *name);
+void aoe_cl_build_variants(void);
+void aoe_cl_flush_counts(void);
+void aoe_cl_atfork_child(void);
+
 static inline void *aoe_cl_real(int idx)
 {
     void *p = atomic_load_explicit(&aoe_cl_real_ptr[idx], memory_order_relaxed);

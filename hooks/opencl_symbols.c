@@ -1,5 +1,6 @@
 /* Real OpenCL entry points and the name -> wrapper table used by the dlsym
- * and clGetExtensionFunctionAddress[ForPlatform] wrappers. */
+ * wrapper (through the descriptor, hooks/opencl_runtime.c) and the
+ * clGetExtensionFunctionAddress[ForPlatform] wrappers. */
 #include "hooks/opencl_internal.h"
 
 #include <string.h>
@@ -13,8 +14,7 @@ _Atomic(void *) aoe_cl_real_ptr[AOE_CLF_COUNT];
 
 void *aoe_cl_resolve(int idx)
 {
-    void *p = aoe_real_sym(g_names[idx], "libOpenCL.so.1");
-    if (!p) p = aoe_real_sym(g_names[idx], "libOpenCL.so");
+    void *p = aoe_real_sym(&aoe_runtime_opencl, g_names[idx]);
     if (p) atomic_store_explicit(&aoe_cl_real_ptr[idx], p, memory_order_relaxed);
     return p;
 }
@@ -32,13 +32,13 @@ static int index_of(const char *name)
     return -1;
 }
 
-void *aoe_hook_wrapper_for(const char *name)
+void *aoe_cl_wrapper_for(const char *name)
 {
     int i = index_of(name);
     return i < 0 ? NULL : g_wrappers[i];
 }
 
-void *aoe_hook_real_for(const char *name)
+void *aoe_cl_real_for(const char *name)
 {
     int i = index_of(name);
     return i < 0 ? NULL : aoe_cl_real(i);
@@ -52,7 +52,7 @@ __attribute__((visibility("default"))) void *clGetExtensionFunctionAddress(const
     void *p =
         REAL(clGetExtensionFunctionAddress) ? REAL(clGetExtensionFunctionAddress)(name) : NULL;
     if (!p || !name) return p;
-    void *w = aoe_hook_wrapper_for(name);
+    void *w = aoe_cl_wrapper_for(name);
     return w ? w : p;
 }
 
@@ -63,6 +63,6 @@ clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *na
                   ? REAL(clGetExtensionFunctionAddressForPlatform)(platform, name)
                   : NULL;
     if (!p || !name) return p;
-    void *w = aoe_hook_wrapper_for(name);
+    void *w = aoe_cl_wrapper_for(name);
     return w ? w : p;
 }

@@ -78,7 +78,7 @@ static int build_one(aoe_variant *base, void *ctx)
     return 0;
 }
 
-void aoe_hook_build_variants(void)
+void aoe_cl_build_variants(void)
 {
     aoe_variant_drain(&g_requests, build_one, NULL);
 }

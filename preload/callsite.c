@@ -1,5 +1,7 @@
 #include "preload/callsite.h"
 
+#include "preload/runtime.h"
+
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,14 +23,15 @@ void aoe_callsite_describe(char *out, size_t outlen)
     unw_context_t ctx;
     unw_cursor_t cur;
     if (unw_getcontext(&ctx) || unw_init_local(&cur, &ctx)) return;
-    /* Walk out of the shim: the first frame in another object is the code
-     * that called the runtime's launch function. */
+    /* Walk out of the shim and the runtimes' own libraries (a vendor library
+     * calling its runtime's launch function): the first frame in another
+     * object is the code that asked for the launch. */
     for (int depth = 0; depth < 32 && unw_step(&cur) > 0; depth++) {
         unw_word_t ip = 0;
         if (unw_get_reg(&cur, UNW_REG_IP, &ip) || !ip) return;
         Dl_info info;
         if (!dladdr((void *)(uintptr_t)(ip - 1), &info)) continue;
-        if (info.dli_fbase == self.dli_fbase) continue;
+        if (info.dli_fbase == self.dli_fbase || aoe_runtime_skips_object(info.dli_fname)) continue;
         /* Two guesses at the function (libunwind reads .symtab, dladdr the
          * dynamic symbols): the nearest one wins; far from any, an offset. */
         char fn[200] = "";

@@ -19,18 +19,11 @@
 #define AOE_TAIL_CALL
 #endif
 
-/* The sanitizer runtimes look their interceptors' targets up with dlsym
- * before their shadow memory exists: instrumented code here would fault. */
-#define AOE_UNINSTRUMENTED __attribute__((no_sanitize("address", "undefined")))
-
-/* Cheap prefix filter first: only runtime entry points ("cl" and a capital)
- * are wrapped; clock_gettime, close... never reach the instrumented table. */
-AOE_UNINSTRUMENTED static int wrapped(const char *name)
-{
-    return name && name[0] == 'c' && name[1] == 'l' && name[2] >= 'A' && name[2] <= 'Z' &&
-           aoe_hook_wrapper_for(name);
-}
-
+/* Every lookup passes here: the runtime is found by name prefix first
+ * (preload/runtime_match.c: a few byte compares, uninstrumented, since the
+ * sanitizer runtimes look their interceptors' targets up with dlsym before
+ * their shadow memory exists), so clock_gettime, close... never reach a
+ * runtime's instrumented table. */
 __attribute__((visibility("default"))) AOE_SIBCALL_FN AOE_UNINSTRUMENTED void *
 dlsym(void *handle, const char *name)
 {
@@ -38,14 +31,15 @@ dlsym(void *handle, const char *name)
     if (!real) return NULL;
     /* RTLD_NEXT is glibc's own lookup for every name: the next definition
      * after the caller is what interposers and sanitizer runtimes ask for. */
-    if (handle == RTLD_NEXT || !wrapped(name)) AOE_TAIL_CALL return real(handle, name);
+    const aoe_runtime *rt = handle == RTLD_NEXT ? NULL : aoe_runtime_for_symbol(name);
+    void *wrapper = rt && rt->wrapper_for ? rt->wrapper_for(name) : NULL;
+    if (!wrapper) AOE_TAIL_CALL return real(handle, name);
     /* A handle's lookup does not depend on the caller, and RTLD_DEFAULT's
      * global scope holds the shim's own definitions of the wrapped names. */
     void *p = real(handle, name);
-    void *wrapper = aoe_hook_wrapper_for(name);
     if (!p || wrapper == p) return p;
     /* Only hand out the wrapper for the runtime's own function (the ICD
      * loader's). A vendor library looked up by the loader itself keeps its
      * real entry points, or the loader would call back into the shim. */
-    return p == aoe_hook_real_for(name) ? wrapper : p;
+    return rt->real_for && p == rt->real_for(name) ? wrapper : p;
 }

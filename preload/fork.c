@@ -13,6 +13,12 @@
 
 unsigned aoe_fork_epoch;
 
+static void runtime_child(const aoe_runtime *rt, void *ctx)
+{
+    (void)ctx;
+    if (rt->atfork_child) rt->atfork_child();
+}
+
 static void child(void)
 {
     aoe_fork_epoch++;
@@ -21,7 +27,7 @@ static void child(void)
     aoe_op_table_atfork_child();
     aoe_result_atfork_child();
     aoe_tuner_spawn_atfork_child();
-    aoe_hook_atfork_child();
+    aoe_runtime_each(runtime_child, NULL);
     aoe_shim_atfork_child();
 }
 

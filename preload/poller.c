@@ -102,6 +102,12 @@ static void reload_one(aoe_op *op, void *vctx)
     if (aoe_op_refresh(op, ctx->bank)) ctx->changed++;
 }
 
+static void build_variants(const aoe_runtime *rt, void *ctx)
+{
+    (void)ctx;
+    if (rt->build_variants) rt->build_variants();
+}
+
 static void tick(void)
 {
     aoe_bank *bank = aoe_shim_bank();
@@ -119,7 +125,7 @@ static void tick(void)
             }
         }
     }
-    aoe_hook_build_variants();
+    aoe_runtime_each(build_variants, NULL);
     aoe_reclaim();
 }
 

@@ -1,7 +1,8 @@
 /* Real-symbol resolution. dlsym(RTLD_NEXT) finds the runtime when the
  * program linked it; when the runtime was loaded by an RTLD_LOCAL dlopen
  * (every Python extension module) it is not in the global scope, so the
- * fallback asks the already loaded library itself (RTLD_NOLOAD: never loads). */
+ * fallback asks the already loaded library itself, by the sonames in the
+ * runtime's descriptor (RTLD_NOLOAD: never loads). */
 #include "preload/shim.h"
 
 #include <dlfcn.h>
@@ -31,14 +32,17 @@ void *aoe_real_dlsym(void *handle, const char *name)
     return f ? f(handle, name) : NULL;
 }
 
-void *aoe_real_sym(const char *name, const char *library)
+void *aoe_real_sym(const aoe_runtime *rt, const char *name)
 {
     void *p = aoe_real_dlsym(RTLD_NEXT, name);
     if (p) return p;
-    void *h = dlopen(library, RTLD_NOLOAD | RTLD_LAZY);
-    if (!h) return NULL;
-    p = aoe_real_dlsym(h, name);
-    /* Drop the reference NOLOAD took: the program's own handle keeps it loaded. */
-    dlclose(h);
-    return p;
+    for (const char *const *so = rt->sonames; so && *so; so++) {
+        void *h = dlopen(*so, RTLD_NOLOAD | RTLD_LAZY);
+        if (!h) continue;
+        p = aoe_real_dlsym(h, name);
+        /* Drop the reference NOLOAD took: the program's own handle keeps it loaded. */
+        dlclose(h);
+        if (p) return p;
+    }
+    return NULL;
 }

@@ -1,10 +1,12 @@
-/* Process-wide state of the preload shim and the interface between the
- * runtime-neutral preload/ code and the runtime hooks (hooks/<runtime>.c).
- * Everything here is internal to libaoe_hook.so (hidden visibility). */
+/* Process-wide state of the preload shim and the services preload/ offers
+ * the runtime hooks (hooks/<runtime>*.c); the hooks answer through their
+ * descriptors (preload/runtime.h). Everything here is internal to
+ * libaoe_hook.so (hidden visibility). */
 #ifndef AOE_SHIM_H
 #define AOE_SHIM_H
 
 #include "core/config.h"
+#include "preload/runtime.h"
 #include "store/bank.h"
 
 #include <stdatomic.h>
@@ -38,25 +40,14 @@ int aoe_shim_init(void);
 /* The bank, opened lazily (NULL until one exists). Never closed in a child. */
 aoe_bank *aoe_shim_bank(void);
 
-/* Real symbols: resolved from the next object, or from an already loaded
- * runtime library when the program dlopen'ed it RTLD_LOCAL. NULL results are
- * not cached, so a runtime loaded later is still found. */
-void *aoe_real_sym(const char *name, const char *library);
+/* Real symbols of rt: resolved from the next object, or from one of rt's
+ * sonames when the program dlopen'ed it RTLD_LOCAL (already loaded only).
+ * NULL results are not cached, so a runtime loaded later is still found. */
+void *aoe_real_sym(const aoe_runtime *rt, const char *name);
 /* The real dlsym (glibc's, never the shim's wrapper). */
 void *aoe_real_dlsym(void *handle, const char *name);
 typedef void *(*aoe_dlsym_fn)(void *, const char *);
 aoe_dlsym_fn aoe_real_dlsym_fn(void); /* glibc's dlsym itself (NULL if none) */
-
-/* Hooks: the exported wrapper for a runtime function name, or NULL. */
-void *aoe_hook_wrapper_for(const char *name);
-/* Hooks: address of the real function a wrapper stands for (NULL if none). */
-void *aoe_hook_real_for(const char *name);
-/* Hooks, called by the poller thread: build pending variant programs. */
-void aoe_hook_build_variants(void);
-/* Hooks: forget per-process runtime state in a forked child. */
-void aoe_hook_atfork_child(void);
-/* Hooks: flushes per-kernel launch counters into the operator table. */
-void aoe_hook_flush_counts(void);
 
 /* Fork handling (preload/fork.c). */
 void aoe_fork_register(void);

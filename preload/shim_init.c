@@ -66,12 +66,18 @@ static void find_self_dir(void)
 
 static atomic_int g_exit_done;
 
+static void flush_counts(const aoe_runtime *rt, void *ctx)
+{
+    (void)ctx;
+    if (rt->flush_counts) rt->flush_counts();
+}
+
 /* May be registered several times (aoe_shim_exit_rearm): runs once. */
 static void at_exit(void)
 {
     if (!aoe_shim_active || atomic_exchange(&g_exit_done, 1)) return;
     aoe_poller_stop();
-    aoe_hook_flush_counts();
+    aoe_runtime_each(flush_counts, NULL);
     /* The result file reads policies: a launching thread may still publish
      * one (first sight) and retire the one read here. */
     aoe_rd_node *rd = aoe_rd_begin();
