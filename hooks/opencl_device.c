@@ -27,7 +27,10 @@ const char *aoe_cl_fingerprint(cl_device_id dev)
         return NULL;
     char *out = malloc(AOE_FINGERPRINT_LEN);
     if (!out) return NULL;
-    aoe_fingerprint_format(out, AOE_FINGERPRINT_LEN, "opencl", vendor, name, driver, cu);
+    /* No architecture: OpenCL compiles from source on the device named here,
+     * and a new field would change every existing bank's fingerprint. */
+    aoe_device_desc d = {"opencl", vendor, name, driver, cu, ""};
+    aoe_fingerprint_build(out, AOE_FINGERPRINT_LEN, &d);
     if (aoe_ptr_insert(&g_devices, dev, out)) {
         free(out);
         return NULL;

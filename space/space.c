@@ -376,7 +376,7 @@ int aoe_space_policy(const aoe_space *sp, const aoe_job *job, size_t config, aoe
         aoe_param *p = &out->params[i];
         snprintf(p->name, sizeof p->name, "%s", sp->p[i].name);
         p->value = values[i];
-        p->is_define = sp->p[i].src != SRC_WG;
+        p->kind = sp->p[i].src != SRC_WG ? AOE_PARAM_DEFINE : AOE_PARAM_WORK_SIZE;
     }
     out->n_params = (uint32_t)sp->n_params;
     out->work_dim = sp->work_dim;

@@ -55,7 +55,9 @@ static cJSON *record_json(const char *fp, const aoe_key *key, const aoe_record *
         cJSON *p = cJSON_CreateObject();
         cJSON_AddStringToObject(p, "name", r->policy.params[i].name);
         cJSON_AddItemToObject(p, "value", num_int(r->policy.params[i].value));
-        cJSON_AddBoolToObject(p, "define", r->policy.params[i].is_define);
+        cJSON_AddStringToObject(p, "kind", aoe_param_kind_name(r->policy.params[i].kind));
+        /* for importers that predate "kind" */
+        cJSON_AddBoolToObject(p, "define", r->policy.params[i].kind == AOE_PARAM_DEFINE);
         cJSON_AddItemToArray(params, p);
     }
     cJSON_AddItemToObject(pol, "params", params);
@@ -243,7 +245,18 @@ static int parse_policy(const cJSON *o, aoe_policy *p, char *err, size_t errlen)
         const cJSON *def = cJSON_GetObjectItemCaseSensitive(pa, "define");
         if (def && !cJSON_IsBool(def))
             REJECT("policy.params[%d].define: expected true or false", i);
-        dst->is_define = cJSON_IsTrue(def) ? 1 : 0;
+        /* "kind" absent (exports before it): the define flag decides */
+        dst->kind = cJSON_IsTrue(def) ? AOE_PARAM_DEFINE : AOE_PARAM_WORK_SIZE;
+        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(pa, "kind");
+        if (kind) {
+            if (!cJSON_IsString(kind) || aoe_param_kind_parse(kind->valuestring, &dst->kind))
+                REJECT("policy.params[%d].kind: expected \"work_size\", \"define\" or "
+                       "\"library_attribute\"",
+                       i);
+            if (def && cJSON_IsTrue(def) != (dst->kind == AOE_PARAM_DEFINE))
+                REJECT("policy.params[%d]: kind \"%s\" disagrees with define %s", i,
+                       kind->valuestring, cJSON_IsTrue(def) ? "true" : "false");
+        }
         p->n_params++;
     }
     return 0;

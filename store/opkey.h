@@ -20,6 +20,48 @@ uint64_t aoe_hash64_bytes(const void *data, size_t len, uint64_t seed);
 /* Program identity: hash of the sources (concatenated in order) or of the binary. */
 aoe_hash128 aoe_program_hash(const void *data, size_t len);
 
+/* ---- The key builder ----
+ * A key is a hash over a sequence of typed fields; the sequence (which fields,
+ * in which order) is fixed by the kind of key and the seed names that kind,
+ * so only values vary. Under a fixed sequence the encoding is unambiguous:
+ * strings end with their NUL, byte strings and shapes carry their length, so
+ * ("ab","c") and ("a","bc") give different keys. Integers are hashed in host
+ * byte order (as every key always has been: keys are per-device anyway).
+ *
+ * Two flavours, both with no allocation and no syscalls:
+ *  - aoe_opkey_begin / aoe_opkey_finish: a 128-bit key (the launch part).
+ *    Fields are packed into a 512-byte buffer; a full buffer is folded into
+ *    the seed (a field that fits into an empty buffer is never split).
+ *  - aoe_opkey_begin64 / aoe_opkey_finish64: a 64-bit identity streamed
+ *    through one xxHash state (the kernel part: its strings are unbounded).
+ * Both are byte-compatible with the keys AOE has always written
+ * (tests/unit/test_opkey_golden.c). */
+#define AOE_OPKEY_BUF 512
+
+typedef struct {
+    _Alignas(64) uint8_t buf[AOE_OPKEY_BUF]; /* fields not yet hashed */
+    uint64_t seed;
+    uint32_t n;                      /* bytes in buf */
+    uint8_t stream;                  /* 1: 64-bit identity (begin64) */
+    _Alignas(64) uint8_t state[640]; /* begin64 only: the xxHash state (opkey.c) */
+} aoe_opkey_builder;
+
+void aoe_opkey_begin(aoe_opkey_builder *b, uint64_t seed);
+void aoe_opkey_begin64(aoe_opkey_builder *b, uint64_t seed);
+void aoe_opkey_add_u8(aoe_opkey_builder *b, uint8_t v);
+void aoe_opkey_add_u32(aoe_opkey_builder *b, uint32_t v);
+void aoe_opkey_add_u64(aoe_opkey_builder *b, uint64_t v);
+/* u32 length, then the bytes (more than 64: their 64-bit hash instead). */
+void aoe_opkey_add_bytes(aoe_opkey_builder *b, const void *data, uint32_t len);
+/* The string with its NUL (NULL: ""). */
+void aoe_opkey_add_string(aoe_opkey_builder *b, const char *s);
+/* u32 ndim, then ndim u64 sizes (dims NULL: all 0). */
+void aoe_opkey_add_shape(aoe_opkey_builder *b, uint32_t ndim, const size_t *dims);
+aoe_key aoe_opkey_finish(aoe_opkey_builder *b);
+uint64_t aoe_opkey_finish64(aoe_opkey_builder *b);
+
+/* ---- The OpenCL operator key, built on the builder ---- */
+
 /* Kernel part: fingerprint, program hash, kernel name, normalised build options
  * (runs of whitespace collapsed, leading/trailing removed). */
 uint64_t aoe_opkey_kernel(const char *fingerprint, aoe_hash128 program, const char *kernel_name,
@@ -39,6 +81,10 @@ typedef struct {
     uint64_t extent;   /* buffer bytes, local-memory bytes */
     const void *bytes; /* scalar value */
 } aoe_arg_shape;
+
+/* u8 kind, then a scalar's bytes (add_bytes) or a buffer's / local memory's
+ * extent (u64); nothing more for the other kinds. */
+void aoe_opkey_add_arg(aoe_opkey_builder *b, const aoe_arg_shape *arg);
 
 /* Launch part: work dimension, global size, the program's local size (NULL
  * allowed), scalar argument bytes, buffer and local-memory sizes. No

@@ -23,7 +23,16 @@ int aoe_policy_prepare(const aoe_record *rec, aoe_policy_sizes *sizes, char *def
     size_t n = 0;
     for (uint32_t i = 0; i < p->n_params; i++) {
         const aoe_param *prm = &p->params[i];
-        if (!prm->is_define) continue;
+        if (prm->kind == AOE_PARAM_LIBRARY_ATTR) {
+            /* a library call's policy: applied as if tuned, it would not be */
+            defines[0] = '\0';
+            if (errlen)
+                snprintf(err, errlen,
+                         "param %s: a library attribute, not applicable to a kernel launch",
+                         prm->name);
+            return -1;
+        }
+        if (prm->kind != AOE_PARAM_DEFINE) continue;
         /* names are C identifiers (checked): nothing but one -D option */
         int w = snprintf(defines + n, cap - n, " -D%s=%" PRId64, prm->name, prm->value);
         if (w < 0 || (size_t)w >= cap - n) {

@@ -15,8 +15,10 @@ typedef struct {
     size_t local[3];
 } aoe_policy_sizes;
 
-/* 0 and the sizes and " -DNAME=value ..." (NUL-terminated in cap) of a
- * record that passes aoe_record_check; -1 with the reason otherwise. */
+/* 0 and the sizes and " -DNAME=value ..." (its DEFINE parameters,
+ * NUL-terminated in cap) of a record that passes aoe_record_check and holds
+ * no library attribute (a library call's policy, meaningless for a kernel
+ * launch); -1 with the reason otherwise. */
 int aoe_policy_prepare(const aoe_record *rec, aoe_policy_sizes *sizes, char *defines, size_t cap,
                        char *err, size_t errlen);
 

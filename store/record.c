@@ -105,9 +105,14 @@ size_t aoe_record_encode(const aoe_record *rec, uint8_t *buf, size_t cap)
         put_u16(&w, AOE_TAG_PARAM);
         put_u32(&w, (uint32_t)(9 + len));
         put_u64(&w, (uint64_t)p->params[i].value);
-        uint8_t def = p->params[i].is_define ? 1 : 0;
+        uint8_t def = p->params[i].kind == AOE_PARAM_DEFINE; /* what readers before kinds use */
         put_bytes(&w, &def, 1);
         put_bytes(&w, p->params[i].name, len);
+    }
+    if (np) {
+        put_u16(&w, AOE_TAG_PARAM_KINDS);
+        put_u32(&w, np);
+        for (uint32_t i = 0; i < np; i++) put_bytes(&w, &p->params[i].kind, 1);
     }
     field_u32(&w, AOE_TAG_WORK_DIM, p->work_dim);
     put_u16(&w, AOE_TAG_GLOBAL);
@@ -193,9 +198,18 @@ static size_t tag_fixed_len(uint16_t tag)
     }
 }
 
+/* What the fields seen so far say beyond the record itself. */
+typedef struct {
+    unsigned seen; /* 1: kernel_name, 2: tuned_us */
+    int has_kinds;
+    uint32_t nkinds;
+    uint8_t kinds[AOE_MAX_PARAMS];
+} decode_state;
+
 static int decode_field(uint16_t tag, const uint8_t *v, uint32_t len, aoe_record *rec,
-                        unsigned *seen, char *err, size_t errlen)
+                        decode_state *st, char *err, size_t errlen)
 {
+    unsigned *seen = &st->seen;
     size_t fixed = tag_fixed_len(tag);
     if (fixed && len != fixed)
         FAIL("field %s (tag %u): length %u, expected %zu", tag_name(tag), tag, len, fixed);
@@ -216,10 +230,18 @@ static int decode_field(uint16_t tag, const uint8_t *v, uint32_t len, aoe_record
             return -1;
         if (!pa->name[0]) FAIL("field param: empty name");
         pa->value = (int64_t)get_u64(v);
-        pa->is_define = v[8];
+        pa->kind = v[8]; /* the define flag; AOE_TAG_PARAM_KINDS may refine it */
         p->n_params++;
         return 0;
     }
+    case AOE_TAG_PARAM_KINDS:
+        if (st->has_kinds) FAIL("field param_kinds: appears twice");
+        if (len > AOE_MAX_PARAMS)
+            FAIL("field param_kinds: %u entries, at most %d", len, AOE_MAX_PARAMS);
+        st->has_kinds = 1;
+        st->nkinds = len;
+        memcpy(st->kinds, v, len);
+        return 0;
     case AOE_TAG_WORK_DIM:
         p->work_dim = get_u32(v);
         if (p->work_dim > 3) FAIL("field work_dim: %u is not 0..3", p->work_dim);
@@ -259,6 +281,24 @@ static int decode_field(uint16_t tag, const uint8_t *v, uint32_t len, aoe_record
     }
 }
 
+/* The kinds tag names one kind per parameter; a reader that predates it
+ * sees only the define flags, so both must say the same about defines. */
+static int apply_kinds(const decode_state *st, aoe_policy *p, char *err, size_t errlen)
+{
+    if (!st->has_kinds) return 0;
+    if (st->nkinds != p->n_params)
+        FAIL("field param_kinds: %u entries for %u parameters", st->nkinds, p->n_params);
+    for (uint32_t i = 0; i < p->n_params; i++) {
+        uint8_t k = st->kinds[i];
+        if (k >= AOE_PARAM_KIND_COUNT) FAIL("param %s: unknown kind %u", p->params[i].name, k);
+        if ((k == AOE_PARAM_DEFINE) != (p->params[i].kind == 1))
+            FAIL("param %s: kind %s disagrees with its define flag %u", p->params[i].name,
+                 aoe_param_kind_name(k), p->params[i].kind);
+        p->params[i].kind = k;
+    }
+    return 0;
+}
+
 int aoe_record_decode(const uint8_t *buf, size_t len, aoe_record *rec, char *err, size_t errlen)
 {
     memset(rec, 0, sizeof *rec);
@@ -268,7 +308,7 @@ int aoe_record_decode(const uint8_t *buf, size_t len, aoe_record *rec, char *err
     if (version == 0 || version > AOE_RECORD_VERSION)
         FAIL("record format version %u is not supported by this aoe (it reads 1..%d)", version,
              AOE_RECORD_VERSION);
-    unsigned seen = 0;
+    decode_state st = {0};
     size_t off = AOE_RECORD_HEADER_LEN;
     while (off < len) {
         if (len - off < 6) FAIL("record truncated in a field header at byte %zu", off);
@@ -277,11 +317,12 @@ int aoe_record_decode(const uint8_t *buf, size_t len, aoe_record *rec, char *err
         off += 6;
         if (flen > len - off)
             FAIL("record truncated: field tag %u wants %u bytes, %zu left", tag, flen, len - off);
-        if (decode_field(tag, buf + off, flen, rec, &seen, err, errlen)) return -1;
+        if (decode_field(tag, buf + off, flen, rec, &st, err, errlen)) return -1;
         off += flen;
     }
-    if (!(seen & 1u)) FAIL("record has no kernel_name");
-    if (!(seen & 2u)) FAIL("record has no tuned_us");
+    if (!(st.seen & 1u)) FAIL("record has no kernel_name");
+    if (!(st.seen & 2u)) FAIL("record has no tuned_us");
+    if (apply_kinds(&st, &rec->policy, err, errlen)) return -1;
     return aoe_record_check(rec, err, errlen); /* the shim never sees a bad record */
 }
 

@@ -18,11 +18,31 @@ typedef struct {
     uint64_t hi, lo;
 } aoe_key;
 
+/* What a policy parameter is applied as. Values are stored on disk: never
+ * renumber. WORK_SIZE and DEFINE are what format-1 records mean by their
+ * define flag 0 and 1. */
+typedef enum {
+    AOE_PARAM_WORK_SIZE = 0,    /* decides the work sizes only (kept for the reader) */
+    AOE_PARAM_DEFINE = 1,       /* passed to the compiler as -DNAME=value */
+    AOE_PARAM_LIBRARY_ATTR = 2, /* a library's algorithm attribute (cuBLASLt), set by name */
+    AOE_PARAM_KIND_COUNT
+} aoe_param_kind;
+
 typedef struct {
     char name[AOE_NAME_LEN];
     int64_t value;
-    uint8_t is_define; /* 1: passed to the compiler as -DNAME=value; 0: work sizes only */
+    union {
+        uint8_t kind; /* aoe_param_kind */
+        /* The former name of kind (0/1), for code not yet moved to kind;
+         * note it is also non-zero for a library attribute. */
+        uint8_t is_define;
+    };
 } aoe_param;
+
+/* "work_size", "define", "library_attribute"; "?" outside the enum. */
+const char *aoe_param_kind_name(unsigned kind);
+/* 0 and *kind for one of those names; -1 otherwise. */
+int aoe_param_kind_parse(const char *name, uint8_t *kind);
 
 /* A policy: named parameter values and the work sizes they imply. */
 typedef struct {
@@ -53,9 +73,14 @@ typedef struct {
 #define AOE_GLOBAL_MAX (1ULL << 32) /* per dimension */
 #define AOE_LOCAL_PRODUCT_MAX 8192  /* work-group size (the largest device maximum known) */
 
+/* Library attribute values fit the 32-bit attributes libraries take. */
+#define AOE_LIBRARY_ATTR_MIN (-(1LL << 31))
+#define AOE_LIBRARY_ATTR_MAX ((1LL << 32) - 1)
+
 /* 0 when rec is a record the bank may hold and the shim may apply: runtime,
  * kernel name and texts printable; parameter names C identifiers, unique, at
- * most AOE_MAX_PARAMS, values within +-2^53; work_dim 1..3; global all 0 (the
+ * most AOE_MAX_PARAMS, values within +-2^53, kinds known, library attribute
+ * values within AOE_LIBRARY_ATTR_MIN..MAX; work_dim 1..3; global all 0 (the
  * launch's own) or 1..AOE_GLOBAL_MAX; local all 0 or at most global with a
  * product <= AOE_LOCAL_PRODUCT_MAX; sizes beyond work_dim 0; times finite
  * and >= 0. Otherwise -1 with the reason in err. */

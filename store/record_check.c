@@ -92,10 +92,16 @@ static int check_params(const aoe_policy *p, char *err, size_t errlen)
             }
             FAIL("param %u name '%s' is not a C identifier", i, shown);
         }
-        if (a->is_define > 1) FAIL("param %s: define flag %u is not 0 or 1", a->name, a->is_define);
+        if (a->kind >= AOE_PARAM_KIND_COUNT) FAIL("param %s: unknown kind %u", a->name, a->kind);
         if (a->value < AOE_PARAM_VALUE_MIN || a->value > AOE_PARAM_VALUE_MAX)
             FAIL("param %s: value %lld is outside %lld..%lld", a->name, (long long)a->value,
                  (long long)AOE_PARAM_VALUE_MIN, (long long)AOE_PARAM_VALUE_MAX);
+        /* a library takes its attributes as 32-bit integers */
+        if (a->kind == AOE_PARAM_LIBRARY_ATTR &&
+            (a->value < AOE_LIBRARY_ATTR_MIN || a->value > AOE_LIBRARY_ATTR_MAX))
+            FAIL("param %s: library attribute value %lld is outside %lld..%lld", a->name,
+                 (long long)a->value, (long long)AOE_LIBRARY_ATTR_MIN,
+                 (long long)AOE_LIBRARY_ATTR_MAX);
         for (uint32_t j = 0; j < i; j++)
             if (!strcmp(p->params[j].name, a->name)) FAIL("param %s appears twice", a->name);
     }
@@ -118,4 +124,25 @@ int aoe_record_check(const aoe_record *rec, char *err, size_t errlen)
         if (!isfinite(t[i]) || t[i] < 0) FAIL("time %g is not finite and >= 0", t[i]);
     if (check_params(&rec->policy, err, errlen)) return -1;
     return check_sizes(&rec->policy, err, errlen);
+}
+
+static const char *const kind_names[AOE_PARAM_KIND_COUNT] = {
+    [AOE_PARAM_WORK_SIZE] = "work_size",
+    [AOE_PARAM_DEFINE] = "define",
+    [AOE_PARAM_LIBRARY_ATTR] = "library_attribute",
+};
+
+const char *aoe_param_kind_name(unsigned kind)
+{
+    return kind < AOE_PARAM_KIND_COUNT ? kind_names[kind] : "?";
+}
+
+int aoe_param_kind_parse(const char *name, uint8_t *kind)
+{
+    for (unsigned k = 0; name && k < AOE_PARAM_KIND_COUNT; k++)
+        if (!strcmp(name, kind_names[k])) {
+            *kind = (uint8_t)k;
+            return 0;
+        }
+    return -1;
 }

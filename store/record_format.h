@@ -12,7 +12,7 @@
 enum {
     AOE_TAG_RUNTIME = 1,
     AOE_TAG_KERNEL_NAME = 2,
-    AOE_TAG_PARAM = 3, /* repeated: i64 value, u8 is_define, name bytes */
+    AOE_TAG_PARAM = 3, /* repeated: i64 value, u8 define flag (kind == DEFINE), name bytes */
     AOE_TAG_WORK_DIM = 4,
     AOE_TAG_GLOBAL = 5, /* 3 x u64 */
     AOE_TAG_LOCAL = 6,  /* 3 x u64 */
@@ -26,6 +26,9 @@ enum {
     AOE_TAG_TUNER_VERSION = 14,
     AOE_TAG_TIMESTAMP = 15,
     AOE_TAG_SUMMARY = 16,
+    /* u8 aoe_param_kind per AOE_TAG_PARAM, in their order. Absent (records
+     * written before it): each kind is its define flag (0 work size, 1 define). */
+    AOE_TAG_PARAM_KINDS = 17,
 };
 
 #endif

@@ -126,7 +126,10 @@ int bank_cmd_show(int argc, char **argv)
             printf("NULL\n");
         for (uint32_t i = 0; i < p->n_params; i++)
             printf("parameter        %s = %lld%s\n", p->params[i].name,
-                   (long long)p->params[i].value, p->params[i].is_define ? " (-D)" : "");
+                   (long long)p->params[i].value,
+                   p->params[i].kind == AOE_PARAM_DEFINE         ? " (-D)"
+                   : p->params[i].kind == AOE_PARAM_LIBRARY_ATTR ? " (library attribute)"
+                                                                 : "");
         printf("default time     %.3f us (spread %.3f)\ntuned time       %.3f us (spread %.3f)\n"
                "speedup          %.2fx\nevaluations      %u\ntuning time      %.1f s\n"
                "strategy         %s\ntuner version    %s\n",

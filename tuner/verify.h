@@ -1,14 +1,19 @@
 /* Verification of a variant's outputs against the default policy's (the
  * reference). Pure functions over byte arrays: no runtime calls.
  *
- * Element types are unknown to the tuner (OpenCL buffers are bytes), so each
- * buffer is compared bit for bit first; when it differs and the reference
- * looks like float32 data (>= 90 % of its 4-byte words are zero or finite
- * with magnitude in [1e-30, 1e30]), it is compared as float32 under the
- * tolerances; otherwise (integers, bytes) any difference fails. */
+ * Every buffer is compared bit for bit first. When it differs:
+ *  - element type known (aoe_verify_buffer_typed, or aoe_reference.elem):
+ *    floats (f32, f16, bf16, f64) are compared as numbers under the type's
+ *    tolerance (aoe_verify_tolerance_for), NaN and infinity placement must be
+ *    identical; integers and bytes must match exactly.
+ *  - unknown (OpenCL buffers are bytes; aoe_verify_buffer): when the
+ *    reference looks like float32 data (>= 90 % of its 4-byte words are zero
+ *    or finite with magnitude in [1e-30, 1e30]) it is compared as float32
+ *    under the tolerances; otherwise (integers, bytes) any difference fails. */
 #ifndef AOE_VERIFY_H
 #define AOE_VERIFY_H
 
+#include "core/elem_type.h"
 #include "space/space.h"
 
 #include <stddef.h>
@@ -19,9 +24,13 @@
 #define AOE_POISON_1 0xFFu
 #define AOE_POISON_2 0x5Au
 
+/* aoe_reference.elem for an argument whose element type is not known. */
+#define AOE_VERIFY_UNTYPED 0xFFu
+
 /* The reference: what the default policy leaves in every buffer argument. */
 typedef struct {
     uint32_t nargs;
+    uint8_t *elem;      /* aoe_elem_type per argument, or AOE_VERIFY_UNTYPED (init) */
     uint64_t *size;     /* bytes per argument (0: not a buffer) */
     uint8_t **ref;      /* expected contents (NULL: not a buffer) */
     uint8_t *poisoned;  /* 1: pure output, filled with AOE_POISON_1 before each run */
@@ -37,19 +46,41 @@ typedef struct {
 int aoe_verify_classify(const uint8_t *plain, const uint8_t *p1, const uint8_t *p2, uint64_t size,
                         uint8_t *written);
 
-/* Compares one buffer. poisoned/written as in the reference (written may be
- * NULL: every byte). Returns 0 if it passes, else -1 with a reason starting
- * with its category: "wrong result", "unwritten output", "out-of-bounds write". */
+/* Compares one buffer of unknown element type (float32 if it looks like it,
+ * see above). poisoned/written as in the reference (written may be NULL:
+ * every byte). Returns 0 if it passes, else -1 with a reason starting with
+ * its category: "wrong result", "unwritten output", "out-of-bounds write". */
 int aoe_verify_buffer(const uint8_t *ref, const uint8_t *got, uint64_t size, int poisoned,
                       const uint8_t *written, const aoe_tolerance *tol, char *reason,
                       size_t reasonlen);
 
+/* The same for elements of a known type. Floats: bit-identical elements
+ * pass; otherwise a NaN must face a NaN (any payload) and an infinity the
+ * same infinity, and the finite elements must satisfy
+ *   ||got - ref||_2 / ||ref||_2 <= rel_l2   and
+ *   max |got - ref| <= max_abs * max(1, max |ref|)
+ * (an allowance for accumulated error, so reductions may reorder) with the
+ * type's tolerance from aoe_verify_tolerance_for. Integers and BYTES: exact.
+ * tol->exact: every type bit for bit. A trailing partial element: exact. */
+int aoe_verify_buffer_typed(aoe_elem_type type, const uint8_t *ref, const uint8_t *got,
+                            uint64_t size, int poisoned, const uint8_t *written,
+                            const aoe_tolerance *tol, char *reason, size_t reasonlen);
+
+/* The tolerance a float type is verified with, from the declared (float32)
+ * one: f32 as declared; f64 scaled by eps(f64)/eps(f32) = 2^-29 (computed in
+ * double, so its error is that much smaller); f16 and bf16 (computed in
+ * float, rounded once to the narrow type: two correct results may differ by
+ * an ulp) the declared one plus 2 eps of the type (2^-9 and 2^-6). Other
+ * types: the declared one (unused: they compare exactly). */
+aoe_tolerance aoe_verify_tolerance_for(aoe_elem_type type, const aoe_tolerance *declared);
+
 /* Compares every buffer of a variant's run (got[i], and guard bytes hit)
- * with the reference. Returns 0 or -1 with a reason naming the argument. */
+ * with the reference, typed where ref->elem says so. Returns 0 or -1 with a
+ * reason naming the argument. */
 int aoe_verify_outputs(const aoe_reference *ref, const uint8_t *const *got, uint64_t oob_bytes,
                        int oob_arg, const aoe_tolerance *tol, char *reason, size_t reasonlen);
 
-/* Allocates / frees a reference for nargs arguments. */
+/* Allocates / frees a reference for nargs arguments (elem all untyped). */
 int aoe_reference_init(aoe_reference *r, uint32_t nargs);
 void aoe_reference_free(aoe_reference *r);
 

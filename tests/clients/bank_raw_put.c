@@ -48,7 +48,7 @@ int main(int argc, char **argv)
         size_t len = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
         snprintf(p->name, sizeof p->name, "%.*s", (int)len, argv[i]);
         p->value = eq ? strtoll(eq + 1, NULL, 10) : 1;
-        p->is_define = 1;
+        p->kind = AOE_PARAM_DEFINE;
     }
     r.default_us = 2, r.tuned_us = 1;
     strcpy(r.summary, "bank_raw_put");

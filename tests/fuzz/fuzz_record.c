@@ -1,5 +1,6 @@
 /* libFuzzer harness: the bank record decoder on arbitrary bytes. A record
- * that decodes must survive encode -> decode unchanged. */
+ * that decodes must survive encode -> decode unchanged (parameter kinds
+ * included, whether the bytes carried the kinds tag or not). */
 // fuzz-sources: store/record.c store/record_check.c
 #include "store/record.h"
 #include "store/record_format.h"
@@ -19,5 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (again.tuned_us != rec.tuned_us || again.policy.n_params != rec.policy.n_params ||
         strcmp(again.kernel_name, rec.kernel_name) || strcmp(again.summary, rec.summary))
         abort();
+    for (uint32_t i = 0; i < rec.policy.n_params; i++)
+        if (again.policy.params[i].kind != rec.policy.params[i].kind ||
+            again.policy.params[i].value != rec.policy.params[i].value)
+            abort();
     return 0;
 }

@@ -1,9 +1,9 @@
 /* libFuzzer harness: a bank record as the shim reads it, bytes -> decoded
  * record -> applied policy (store/policy_check.c, what the shim's
  * aoe_policy_from_record calls). Whatever the bytes, a policy that comes out
- * is one the shim may apply: build options made only of " -D<C identifier>=
- * <integer>", work_dim 1..3, global all 0 or 1..2^32, local all 0 or
- * at most global with a product <= 8192. */
+ * is one the shim may apply: no library attribute, build options made only
+ * of " -D<C identifier>=<integer>" (one per define parameter), work_dim 1..3, global all 0
+ * or 1..2^32, local all 0 or at most global with a product <= 8192. */
 // fuzz-sources: store/record.c store/record_check.c store/policy_check.c
 #include "store/policy_check.h"
 #include "store/record.h"
@@ -47,7 +47,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (aoe_record_decode(data, size, &rec, err, sizeof err)) return 0;
     if (aoe_policy_prepare(&rec, &sz, defines, sizeof defines, err, sizeof err)) return 0;
     int nd = 0;
-    for (uint32_t i = 0; i < rec.policy.n_params; i++) nd += rec.policy.params[i].is_define;
+    for (uint32_t i = 0; i < rec.policy.n_params; i++) {
+        if (rec.policy.params[i].kind == AOE_PARAM_LIBRARY_ATTR) abort(); /* never for a launch */
+        nd += rec.policy.params[i].kind == AOE_PARAM_DEFINE;
+    }
     if (parse_defines(defines) != nd) abort();
     if (sz.work_dim < 1 || sz.work_dim > 3) abort();
     int gset = sz.global[0] != 0;
