@@ -4,6 +4,7 @@
  * buffer; larger or unreadable buffers are replayed with synthetic data.
  * A buffer the program never initialised (opencl_mem.h) is captured as
  * zeros: its stale bytes never reach a job. */
+#include "hooks/opencl_elem.h"
 #include "hooks/opencl_internal.h"
 #include "hooks/opencl_mem.h"
 
@@ -57,6 +58,18 @@ static void fill_arg(aoe_job_arg *ja, const aoe_cl_arg *a, cl_command_queue q, u
     }
 }
 
+/* What argument i holds, from its OpenCL type name (BYTES when the
+ * implementation gives no argument info). */
+static aoe_elem_type arg_elem(cl_kernel k, cl_uint i, const aoe_job_arg *ja)
+{
+    char type[64] = "";
+    if (ja->kind == AOE_JOB_ARG_NULLMEM ||
+        REAL(clGetKernelArgInfo)(k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type - 1, type, NULL) !=
+            CL_SUCCESS)
+        return AOE_ELEM_BYTES;
+    return aoe_cl_elem_of_type_name(type, ja->size);
+}
+
 void aoe_cl_capture(aoe_cl_kernel *kr, aoe_op *op, cl_command_queue q, cl_uint dim,
                     const size_t *gws, const size_t *lws, const aoe_key *key)
 {
@@ -96,7 +109,10 @@ void aoe_cl_capture(aoe_cl_kernel *kr, aoe_op *op, cl_command_queue q, cl_uint d
     job.args = calloc(kr->nargs ? kr->nargs : 1, sizeof *job.args);
     if (!job.args) return;
     uint64_t limit = (uint64_t)aoe_shim.cfg.num[AOE_CFG_CAPTURE_LIMIT_MB] << 20;
-    for (cl_uint i = 0; i < kr->nargs; i++) fill_arg(&job.args[i], &kr->args[i], q, limit);
+    for (cl_uint i = 0; i < kr->nargs; i++) {
+        fill_arg(&job.args[i], &kr->args[i], q, limit);
+        job.args[i].elem = arg_elem(kr->k, i, &job.args[i]);
+    }
     int rc = aoe_spool_submit(&job);
     for (cl_uint i = 0; i < kr->nargs; i++) free(job.args[i].data);
     free(job.args);

@@ -1,8 +1,10 @@
 /* Job files: round trip (every argument kind, binary programs, a large
  * captured buffer), the operator key as the shim computes it, and a message
- * naming the field for every kind of bad input. */
-#include "store/opkey.h"
+ * naming the field for every kind of bad input, in format 1 (still read) and
+ * format 2 (written). */
+#include "core/base64.h"
 #include "jobs/job.h"
+#include "store/opkey.h"
 
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -35,11 +37,11 @@ static aoe_job sample_job(void)
 {
     aoe_job j;
     memset(&j, 0, sizeof j);
-    sample_args[0] = (aoe_job_arg){AOE_JOB_ARG_SCALAR, 4, 0, scalar4};
-    sample_args[1] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, 16, 4, bufdata};
-    sample_args[2] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, 4096, 2, NULL};
-    sample_args[3] = (aoe_job_arg){AOE_JOB_ARG_LOCAL, 1024, 0, NULL};
-    sample_args[4] = (aoe_job_arg){AOE_JOB_ARG_NULLMEM, 0, 0, NULL};
+    sample_args[0] = (aoe_job_arg){AOE_JOB_ARG_SCALAR, 4, 0, scalar4, AOE_ELEM_I32};
+    sample_args[1] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, 16, 4, bufdata, AOE_ELEM_F32};
+    sample_args[2] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, 4096, 2, NULL, AOE_ELEM_F16};
+    sample_args[3] = (aoe_job_arg){AOE_JOB_ARG_LOCAL, 1024, 0, NULL, AOE_ELEM_F64};
+    sample_args[4] = (aoe_job_arg){AOE_JOB_ARG_NULLMEM, 0, 0, NULL, AOE_ELEM_BYTES};
     j.format = AOE_JOB_FORMAT;
     j.runtime = "opencl";
     j.fingerprint = "opencl|Vendor|Device \"x\"|1.0|cu=4";
@@ -165,7 +167,7 @@ Test(job, large_buffer_round_trip)
     uint8_t *big = malloc(BIG);
     cr_assert_not_null(big);
     for (size_t i = 0; i < BIG; i++) big[i] = (uint8_t)(i * 2654435761u >> 13);
-    sample_args[2] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, BIG, 1, big};
+    sample_args[2] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, BIG, 1, big, AOE_ELEM_F32};
     j.key = aoe_job_compute_key(&j);
     char err[256] = "";
     cr_assert_eq(aoe_job_write(path_of("big.job"), &j), 0);
@@ -206,27 +208,107 @@ Test(job, key_is_the_shims_formula)
     cr_expect(k4.hi != want.hi || k4.lo != want.lo);
 }
 
-/* Writes the sample job, applies a mutation to its JSON, and parses it. */
+static void add_sizes(cJSON *o, const char *name, const uint64_t *v, uint32_t n)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, name);
+    for (uint32_t d = 0; d < n; d++) cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[d]));
+}
+
+static void add_b64(cJSON *o, const char *name, const uint8_t *data, uint64_t n)
+{
+    char *t = malloc(aoe_b64_encoded_len((size_t)n) + 1);
+    cr_assert_not_null(t);
+    aoe_b64_encode(data, (size_t)n, t);
+    t[aoe_b64_encoded_len((size_t)n)] = '\0';
+    cJSON_AddStringToObject(o, name, t);
+    free(t);
+}
+
+/* A job as format 1 wrote it (the writer writes format 2 only), for the
+ * format 1 reader's tests. */
+static cJSON *format1_json(const aoe_job *j)
+{
+    char hex[33];
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddNumberToObject(r, "format", 1);
+    cJSON_AddStringToObject(r, "runtime", j->runtime);
+    cJSON_AddStringToObject(r, "fingerprint", j->fingerprint);
+    cJSON_AddStringToObject(r, "kernel_name", j->kernel_name);
+    if (j->source)
+        cJSON_AddStringToObject(r, "source", j->source);
+    else
+        add_b64(r, "binary_b64", j->binary, j->binary_size);
+    cJSON_AddStringToObject(r, "options", j->options);
+    cJSON_AddNumberToObject(r, "work_dim", j->work_dim);
+    add_sizes(r, "global", j->global, j->work_dim);
+    if (j->has_local)
+        add_sizes(r, "local", j->local, j->work_dim);
+    else
+        cJSON_AddNullToObject(r, "local");
+    cJSON *args = cJSON_AddArrayToObject(r, "args");
+    static const char *const kinds[] = {"scalar", "buffer", "local", "null"};
+    for (uint32_t i = 0; i < j->nargs; i++) {
+        const aoe_job_arg *a = &j->args[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "kind", kinds[a->kind]);
+        if (a->kind != AOE_JOB_ARG_NULLMEM) cJSON_AddNumberToObject(o, "size", (double)a->size);
+        if (a->kind == AOE_JOB_ARG_BUFFER) cJSON_AddNumberToObject(o, "flags", (double)a->flags);
+        if (a->data)
+            add_b64(o, "data_b64", a->data, a->size);
+        else if (a->kind == AOE_JOB_ARG_BUFFER)
+            cJSON_AddTrueToObject(o, "synthetic");
+        cJSON_AddItemToArray(args, o);
+    }
+    aoe_key_to_hex(&j->key, hex);
+    cJSON_AddStringToObject(r, "key", hex);
+    if (j->call_site)
+        cJSON_AddStringToObject(r, "call_site", j->call_site);
+    else
+        cJSON_AddNullToObject(r, "call_site");
+    cJSON_AddBoolToObject(r, "repeat_tune", j->repeat_tune);
+    if (j->space_json) cJSON_AddItemToObject(r, "space", cJSON_Parse(j->space_json));
+    cJSON *b = cJSON_AddObjectToObject(r, "budget");
+    cJSON_AddNumberToObject(b, "max_evals", j->max_evals);
+    cJSON_AddNumberToObject(b, "time_limit_s", j->time_limit_s);
+    return r;
+}
+
+/* The sample job's JSON in a format (2: as the writer writes it), a mutation
+ * applied, then parsed. */
 typedef void (*mutation)(cJSON *root);
 
-static void expect_error(mutation m, const char *field_prefix)
+static cJSON *sample_json(int format)
 {
-    aoe_job j = sample_job(), r;
+    aoe_job j = sample_job();
+    if (format == 1) return format1_json(&j);
     cr_assert_eq(aoe_job_write(path_of("m.job"), &j), 0);
     char *text = slurp(path_of("m.job"));
     cJSON *root = cJSON_Parse(text);
     free(text);
     cr_assert_not_null(root);
+    return root;
+}
+
+static void expect_error_in(int format, mutation m, const char *field_prefix)
+{
+    aoe_job r;
+    cJSON *root = sample_json(format);
     m(root);
     char *out = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     char err[512] = "";
     int rc = aoe_job_parse(out, strlen(out), &r, err, sizeof err);
     cJSON_free(out);
-    cr_expect_eq(rc, -1, "accepted a job that should fail at %s", field_prefix);
+    cr_expect_eq(rc, -1, "format %d: accepted a job that should fail at %s", format, field_prefix);
     cr_expect_eq(strncmp(err, field_prefix, strlen(field_prefix)), 0,
-                 "expected a message starting with \"%s\", got \"%s\"", field_prefix, err);
+                 "format %d: expected a message starting with \"%s\", got \"%s\"", format,
+                 field_prefix, err);
     if (rc == 0) aoe_job_free(&r);
+}
+
+static void expect_error(mutation m, const char *field_prefix)
+{
+    expect_error_in(1, m, field_prefix);
 }
 
 static cJSON *arg(cJSON *root, int i)
@@ -240,7 +322,7 @@ static void set(cJSON *o, const char *k, cJSON *v)
 
 static void m_format(cJSON *r)
 {
-    set(r, "format", cJSON_CreateNumber(2));
+    set(r, "format", cJSON_CreateNumber(3)); /* 2 is read since format 2 */
 }
 static void m_no_format(cJSON *r)
 {
@@ -248,7 +330,7 @@ static void m_no_format(cJSON *r)
 }
 static void m_runtime(cJSON *r)
 {
-    set(r, "runtime", cJSON_CreateString("vulkan"));
+    set(r, "runtime", cJSON_CreateString("Vulkan!")); /* any identifier is read since format 2 */
 }
 static void m_fingerprint(cJSON *r)
 {
