@@ -8,20 +8,21 @@
 #include "core/log.h"
 #include "jobs/job_fields.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const prog_kinds[] = {"source", "binary", "ptx", "cubin"};
 
-/* A library call's name: an identifier, as the library spells it. */
+/* A library call's name: an ASCII identifier, as the library spells it. */
 static int valid_call_name(const char *s)
 {
     size_t n = strlen(s);
-    if (n < 1 || n > AOE_JOB_MAX_CALL || !(isalpha((unsigned char)s[0]) || s[0] == '_')) return 0;
-    for (size_t i = 1; i < n; i++)
-        if (!isalnum((unsigned char)s[i]) && s[i] != '_') return 0;
+    if (n < 1 || n > AOE_JOB_MAX_CALL || (s[0] >= '0' && s[0] <= '9')) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+              (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+            return 0;
     return 1;
 }
 
@@ -207,6 +208,30 @@ static int map_options_text(const cJSON *ot, aoe_job *job, char *err, size_t err
     return 0;
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A name twice in runtime_extra: which one counts would be a guess. Sorted,
+ * not compared pairwise: the object may have many members. */
+static int twice(const cJSON *ex, char *err, size_t errlen)
+{
+    size_t n = 0, i = 0;
+    for (const cJSON *c = ex->child; c; c = c->next) n++;
+    if (n < 2) return 0;
+    const char **names = malloc(n * sizeof *names);
+    if (!names) return aoe_errf(err, errlen, "runtime_extra: out of memory");
+    for (const cJSON *c = ex->child; c; c = c->next) names[i++] = c->string ? c->string : "";
+    qsort(names, n, sizeof *names, cmp_names);
+    int rc = 0;
+    for (i = 1; i < n && !rc; i++)
+        if (!strcmp(names[i - 1], names[i]))
+            rc = aoe_errf(err, errlen, "runtime_extra.%s: appears twice", names[i]);
+    free(names);
+    return rc;
+}
+
 static int parse_extra(const cJSON *root, aoe_job *job, char *err, size_t errlen)
 {
     const cJSON *ex = cJSON_GetObjectItemCaseSensitive(root, "runtime_extra");
@@ -214,11 +239,7 @@ static int parse_extra(const cJSON *root, aoe_job *job, char *err, size_t errlen
     if (!cJSON_IsObject(ex)) return aoe_errf(err, errlen, "runtime_extra: expected an object");
     cJSON *copy = cJSON_Duplicate(ex, 1);
     if (!copy) return aoe_errf(err, errlen, "runtime_extra: out of memory");
-    int rc = 0;
-    for (const cJSON *c = copy->child; c && !rc; c = c->next) /* names: never twice */
-        for (const cJSON *p = copy->child; p != c && !rc; p = p->next)
-            if (p->string && c->string && !strcmp(p->string, c->string))
-                rc = aoe_errf(err, errlen, "runtime_extra.%s: appears twice", c->string);
+    int rc = twice(copy, err, errlen);
     cJSON *mf = rc ? NULL : cJSON_DetachItemFromObjectCaseSensitive(copy, "mem_flags");
     cJSON *ot = rc ? NULL : cJSON_DetachItemFromObjectCaseSensitive(copy, "options_text");
     if (!rc && mf) rc = map_mem_flags(mf, job, err, errlen);

@@ -6,7 +6,6 @@
 #include "core/base64.h"
 
 #include <cjson/cJSON.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -169,13 +168,19 @@ static int put_job(FILE *f, const aoe_job *job, const prepared *pr)
     return 0;
 }
 
+/* 1..max characters; with `identifier`, ASCII letters, digits and '_', not
+ * starting with a digit (the reader's rule for library calls and runtimes). */
 static int valid_name(const char *s, size_t max, int identifier)
 {
     size_t n = s ? strlen(s) : 0;
     if (n < 1 || n > max) return 0;
-    for (size_t i = 0; identifier && i < n; i++)
-        if (!(isalnum((unsigned char)s[i]) || s[i] == '_') || (!i && isdigit((unsigned char)s[0])))
+    for (size_t i = 0; identifier && i < n; i++) {
+        char c = s[i];
+        int digit = c >= '0' && c <= '9';
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || digit || c == '_') ||
+            (!i && digit))
             return 0;
+    }
     return 1;
 }
 

@@ -1436,3 +1436,29 @@ Test(job, writer_refuses_a_job_the_reader_would_refuse)
     cr_expect_str_eq(r.options, j.options);
     aoe_job_free(&r);
 }
+
+/* runtime_extra may hold many members: the duplicate check stays fast (it
+ * pairwise, that is 1.8e9 comparisons here) and still names the field. */
+Test(job, many_runtime_extra_members_are_checked_quickly, .timeout = 30)
+{
+    enum { N = 60000 };
+    aoe_job r;
+    char err[256] = "", name[16];
+    for (int dup = 0; dup <= 1; dup++) {
+        cJSON *root = sample_json(2);
+        cJSON *ex = extra(root);
+        for (int i = 0; i < N; i++) {
+            snprintf(name, sizeof name, "m%d", dup && i == N - 1 ? 17 : i);
+            cJSON_AddItemToObject(ex, name, cJSON_CreateNumber(0));
+        }
+        int rc = parse_json(root, &r, err, sizeof err);
+        cJSON_Delete(root);
+        if (!dup) {
+            cr_expect_eq(rc, 0, "%s", err);
+            if (!rc) aoe_job_free(&r);
+        } else {
+            cr_expect_eq(rc, -1);
+            cr_expect_str_eq(err, "runtime_extra.m17: appears twice");
+        }
+    }
+}
