@@ -5,6 +5,7 @@
  * or unreadable buffers are replayed with synthetic data. A buffer the
  * program never initialised (opencl_mem.h) is captured as zeros: its stale
  * bytes never reach a job. */
+#include "hooks/opencl_elem.h"
 #include "hooks/opencl_internal.h"
 #include "hooks/opencl_mem.h"
 
@@ -47,4 +48,17 @@ static void buffer(const aoe_launch_desc *d, uint32_t i, aoe_job_arg *ja, uint64
     }
 }
 
-const aoe_launch_runtime aoe_cl_launch_runtime = {.limits = limits, .buffer = buffer};
+/* What argument i holds, from its OpenCL type name (BYTES when the
+ * implementation gives no argument info). */
+static aoe_elem_type elem(const aoe_launch_desc *d, uint32_t i, const aoe_job_arg *ja)
+{
+    const aoe_cl_launch_ctx *c = d->rt_ctx;
+    char type[64] = "";
+    if (ja->kind == AOE_JOB_ARG_NULLMEM ||
+        REAL(clGetKernelArgInfo)(c->kr->k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type - 1, type,
+                                 NULL) != CL_SUCCESS)
+        return AOE_ELEM_BYTES;
+    return aoe_cl_elem_of_type_name(type, ja->size);
+}
+
+const aoe_launch_runtime aoe_cl_launch_runtime = {.limits = limits, .buffer = buffer, .elem = elem};

@@ -1,15 +1,18 @@
 /* A tuning job: everything needed to replay one operator in another process or
- * on another machine. A job is one JSON file (format in the README, section
- * "Job files"); the shim writes it, `aoe tune` reads it. */
+ * on another machine. A job is one JSON file (docs/formats.md, "Job files");
+ * the shim writes it, `aoe tune` reads it. Format 2 is written; format 1 is
+ * still read and maps onto the same in-memory job. */
 #ifndef AOE_JOB_H
 #define AOE_JOB_H
 
+#include "core/elem_type.h"
 #include "store/record.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define AOE_JOB_FORMAT 1
+#define AOE_JOB_FORMAT 2     /* the format written */
+#define AOE_JOB_FORMAT_MIN 1 /* the oldest format read */
 
 typedef enum {
     AOE_JOB_ARG_SCALAR = 0, /* bytes by value */
@@ -20,24 +23,49 @@ typedef enum {
 
 typedef struct {
     aoe_job_arg_kind kind;
-    uint64_t size;  /* scalar bytes, buffer bytes, local bytes */
-    uint64_t flags; /* buffer: the runtime's memory flags (cl_mem_flags) */
-    uint8_t *data;  /* scalar value; buffer contents, NULL = synthetic */
+    uint64_t size;      /* scalar bytes, buffer bytes, local bytes */
+    uint64_t flags;     /* buffer: the runtime's memory flags (OpenCL: cl_mem_flags) */
+    uint8_t *data;      /* scalar value; buffer contents, NULL = synthetic */
+    aoe_elem_type elem; /* element type of the data (BYTES: unknown); size is a multiple */
 } aoe_job_arg;
 
+/* What the job replays. The zero values are what format 1 could express. */
+typedef enum {
+    AOE_OP_KERNEL = 0,      /* a kernel launch: program, entry, launch sizes */
+    AOE_OP_LIBRARY_CALL = 1 /* a library call (e.g. "gemm"): no program, no launch */
+} aoe_job_op;
+
+typedef enum {
+    AOE_JOB_PROG_SOURCE = 0, /* text in `source` */
+    AOE_JOB_PROG_BINARY = 1, /* bytes in `binary` (the runtime's own binary) */
+    AOE_JOB_PROG_PTX = 2,    /* text in `source` */
+    AOE_JOB_PROG_CUBIN = 3   /* bytes in `binary` */
+} aoe_job_prog_kind;
+
+typedef enum {
+    AOE_LAUNCH_GLOBAL_LOCAL = 0, /* global = work items in all, local = per group (OpenCL) */
+    AOE_LAUNCH_GRID_BLOCK = 1    /* grid = blocks, block = threads per block (CUDA) */
+} aoe_job_launch_kind;
+
 typedef struct {
-    int format;        /* AOE_JOB_FORMAT */
-    char *runtime;     /* "opencl" */
+    int format;        /* the format the job was read from (AOE_JOB_FORMAT when made) */
+    char *runtime;     /* "opencl": a short identifier, [a-z][a-z0-9_]{0,31} */
     char *fingerprint; /* device fingerprint */
-    char *source;      /* program source (sources concatenated), or NULL */
-    uint8_t *binary;   /* program binary when created from binary, or NULL */
+    char *source;      /* program text (SOURCE: sources concatenated; PTX), or NULL */
+    uint8_t *binary;   /* program bytes (BINARY, CUBIN), or NULL */
     uint64_t binary_size;
-    char *options; /* the program's own build options ("" if none) */
-    char *kernel_name;
-    uint32_t work_dim;
-    uint64_t global[3];
-    uint64_t local[3];
-    int has_local; /* 0: the program passed NULL */
+    char *options;     /* build options as one string ("" if none) */
+    char *kernel_name; /* the program's entry; for a library call, its name ("gemm") */
+    uint32_t work_dim; /* launch dimensions (0 for a library call) */
+    union {
+        uint64_t global[3]; /* AOE_LAUNCH_GLOBAL_LOCAL */
+        uint64_t grid[3];   /* AOE_LAUNCH_GRID_BLOCK */
+    };
+    union {
+        uint64_t local[3];
+        uint64_t block[3];
+    };
+    int has_local; /* 0: the program passed NULL (always 1 for a grid launch) */
     uint32_t nargs;
     aoe_job_arg *args;
     aoe_key key;        /* operator key the result is stored under */
@@ -46,12 +74,27 @@ typedef struct {
     uint32_t max_evals; /* budgets; 0 = the tuner's default */
     double time_limit_s;
     int repeat_tune; /* 1: captured under REPEAT_TUNE=True (tune even if the bank knows it) */
+    /* Format 2. A job made in memory may leave these zero: SOURCE or BINARY
+     * then follows which of source/binary is set, and the writer splits
+     * `options` when option_list is NULL. */
+    aoe_job_op op;
+    aoe_job_prog_kind program_kind;
+    char **option_list; /* the options as the compiler sees them (split at white space) */
+    uint32_t noptions;
+    aoe_job_launch_kind launch_kind;
+    uint64_t dynamic_shared_bytes; /* per block / work-group, beyond the program's own */
+    char *runtime_extra; /* JSON object text: per-runtime fields the codec does not map, or NULL */
 } aoe_job;
 
 /* Reader limits (a job beyond them is rejected, naming the field). */
 #define AOE_JOB_MAX_ARGS 1024
-#define AOE_JOB_MAX_SCALAR 65536 /* bytes of one scalar argument (structs by value) */
-#define AOE_JOB_MAX_NAME 4096    /* characters of the kernel name */
+#define AOE_JOB_MAX_SCALAR 65536        /* bytes of one scalar argument (structs by value) */
+#define AOE_JOB_MAX_NAME 4096           /* characters of the kernel name */
+#define AOE_JOB_MAX_RUNTIME 32          /* characters of the runtime name */
+#define AOE_JOB_MAX_CALL 64             /* characters of a library call's name */
+#define AOE_JOB_MAX_OPTIONS 4096        /* entries of the option list */
+#define AOE_JOB_MAX_EXTRA (1 << 20)     /* bytes of runtime_extra as compact JSON */
+#define AOE_JOB_MAX_SHARED 4294967295.0 /* dynamic shared memory bytes */
 
 /* Reads and validates a job file. Returns 0, or -1 with a message naming the
  * field at fault (e.g. "args[2].size: expected a non-negative integer"). */
@@ -61,7 +104,8 @@ int aoe_job_read(const char *path, aoe_job *job, char *err, size_t errlen);
 int aoe_job_read_fd(int fd, const char *path, aoe_job *job, char *err, size_t errlen);
 int aoe_job_parse(const char *text, size_t len, aoe_job *job, char *err, size_t errlen);
 
-/* Writes atomically (temp file + rename, mode 0600). Returns 0 or -1 (errno). */
+/* Writes format 2 atomically (temp file + rename, mode 0600). Returns 0 or -1
+ * (errno; EINVAL for a job the reader would refuse). */
 int aoe_job_write(const char *path, const aoe_job *job);
 /* The same relative to the directory dfd (AT_FDCWD: the working directory). */
 int aoe_job_write_at(int dfd, const char *path, const aoe_job *job);
@@ -69,7 +113,21 @@ int aoe_job_write_at(int dfd, const char *path, const aoe_job *job);
 /* Frees everything a job owns (not the struct itself). */
 void aoe_job_free(aoe_job *job);
 
-/* The operator key as the shim computes it for this job's launch. */
+/* The operator key as the shim computes it for this job's launch: the same
+ * for a format 1 and a format 2 file of one launch. */
 aoe_key aoe_job_compute_key(const aoe_job *job);
+
+/* The program kind, SOURCE or BINARY following which of source/binary is set
+ * when program_kind was left zero. */
+aoe_job_prog_kind aoe_job_program_kind(const aoe_job *job);
+
+/* Build options split at white space, as the compiler sees them (the
+ * whitespace-separated form is what the operator key hashes). Returns the
+ * number of entries in *out (each malloc'd, *out too; NULL when 0), or -1
+ * when out of memory. */
+int aoe_job_options_split(const char *options, char ***out);
+/* The entries joined with single spaces (malloc'd), or NULL when out of memory. */
+char *aoe_job_options_join(char *const *list, uint32_t n);
+void aoe_job_options_free(char **list, uint32_t n);
 
 #endif

@@ -60,65 +60,100 @@ static void put_sizes(FILE *f, const uint64_t *v, uint32_t n)
     fputc(']', f);
 }
 
-static int put_arg(FILE *f, const aoe_job_arg *a)
+/* What the writer derives before it opens the file: the option list (the
+ * job's own, or `options` split) and the runtime_extra object with the fields
+ * the reader maps back (mem_flags, options_text). */
+typedef struct {
+    char **list; /* the job's list or `split` */
+    uint32_t n;
+    char **split; /* owned */
+    int nsplit;
+    char *extra; /* owned (cJSON_free), NULL: none */
+} prepared;
+
+static void put_arg(FILE *f, const aoe_job_arg *a, int *err)
 {
-    switch (a->kind) {
-    case AOE_JOB_ARG_SCALAR:
-        fprintf(f, "{\"kind\":\"scalar\",\"size\":%llu,\"data_b64\":", (unsigned long long)a->size);
-        if (put_b64(f, a->data, a->size)) return -1;
-        break;
-    case AOE_JOB_ARG_BUFFER:
-        fprintf(f, "{\"kind\":\"buffer\",\"size\":%llu,\"flags\":%llu,",
-                (unsigned long long)a->size, (unsigned long long)a->flags);
-        if (!a->data)
-            fputs("\"synthetic\":true", f);
-        else if (fputs("\"data_b64\":", f) < 0 || put_b64(f, a->data, a->size))
-            return -1;
-        break;
-    case AOE_JOB_ARG_LOCAL:
-        fprintf(f, "{\"kind\":\"local\",\"size\":%llu", (unsigned long long)a->size);
-        break;
-    default:
-        fputs("{\"kind\":\"null\"", f);
-        break;
+    fprintf(f, "{\"kind\":\"%s\"",
+            a->kind == AOE_JOB_ARG_SCALAR   ? "scalar"
+            : a->kind == AOE_JOB_ARG_BUFFER ? "buffer"
+            : a->kind == AOE_JOB_ARG_LOCAL  ? "local"
+                                            : "null");
+    if (a->kind != AOE_JOB_ARG_NULLMEM)
+        fprintf(f, ",\"type\":\"%s\",\"size\":%llu", aoe_elem_name(a->elem),
+                (unsigned long long)a->size);
+    if (a->kind == AOE_JOB_ARG_SCALAR || (a->kind == AOE_JOB_ARG_BUFFER && a->data)) {
+        fputs(",\"data_b64\":", f);
+        if (put_b64(f, a->data, a->size)) *err = 1;
+    } else if (a->kind == AOE_JOB_ARG_BUFFER) {
+        fputs(",\"synthetic\":true", f);
+    }
+    fputc('}', f);
+}
+
+static int put_program(FILE *f, const aoe_job *job, const prepared *pr)
+{
+    static const char *const kinds[] = {"source", "binary", "ptx", "cubin"};
+    aoe_job_prog_kind pk = aoe_job_program_kind(job);
+    fprintf(f, ",\n\"program\":{\"kind\":\"%s\",\"entry\":", kinds[pk]);
+    put_string(f, job->kernel_name);
+    fputs(",\"options\":[", f);
+    for (uint32_t i = 0; i < pr->n; i++) {
+        if (i) fputc(',', f);
+        put_string(f, pr->list[i]);
+    }
+    fputc(']', f);
+    if (pk == AOE_JOB_PROG_SOURCE || pk == AOE_JOB_PROG_PTX) {
+        fputs(",\n \"source\":", f);
+        put_string(f, job->source);
+    } else {
+        fputs(",\n \"binary_b64\":", f);
+        if (put_b64(f, job->binary, job->binary_size)) return -1;
     }
     fputc('}', f);
     return 0;
 }
 
-static int put_job(FILE *f, const aoe_job *job)
+static void put_launch(FILE *f, const aoe_job *job)
 {
-    char hex[33];
-    fprintf(f, "{\"format\":%d,\n\"runtime\":", AOE_JOB_FORMAT);
-    put_string(f, job->runtime ? job->runtime : "opencl");
-    fputs(",\n\"fingerprint\":", f);
-    put_string(f, job->fingerprint);
-    fputs(",\n\"kernel_name\":", f);
-    put_string(f, job->kernel_name);
-    if (job->source) {
-        fputs(",\n\"source\":", f);
-        put_string(f, job->source);
-    } else {
-        fputs(",\n\"binary_b64\":", f);
-        if (put_b64(f, job->binary, job->binary_size)) return -1;
-    }
-    fputs(",\n\"options\":", f);
-    put_string(f, job->options ? job->options : "");
-    fprintf(f, ",\n\"work_dim\":%u,\n\"global\":", job->work_dim);
+    int grid = job->launch_kind == AOE_LAUNCH_GRID_BLOCK;
+    fprintf(f, ",\n\"launch\":{\"dims\":%u,\"%s\":", job->work_dim, grid ? "grid" : "global");
     put_sizes(f, job->global, job->work_dim);
-    fputs(",\n\"local\":", f);
+    fprintf(f, ",\"%s\":", grid ? "block" : "local");
     if (job->has_local)
         put_sizes(f, job->local, job->work_dim);
     else
         fputs("null", f);
-    fputs(",\n\"args\":[", f);
-    for (uint32_t i = 0; i < job->nargs; i++) {
-        fputs(i ? ",\n" : "\n", f);
-        if (put_arg(f, &job->args[i])) return -1;
+    fprintf(f, ",\"dynamic_shared_bytes\":%llu}", (unsigned long long)job->dynamic_shared_bytes);
+}
+
+static int put_job(FILE *f, const aoe_job *job, const prepared *pr)
+{
+    char hex[33];
+    int err = 0;
+    fprintf(f, "{\"format\":%d,\n\"runtime\":", AOE_JOB_FORMAT);
+    put_string(f, job->runtime ? job->runtime : "opencl");
+    fputs(",\n\"fingerprint\":", f);
+    put_string(f, job->fingerprint);
+    if (job->op == AOE_OP_LIBRARY_CALL) {
+        fputs(",\n\"op\":{\"kind\":\"library_call\",\"name\":", f);
+        put_string(f, job->kernel_name);
+        fputc('}', f);
+    } else {
+        fputs(",\n\"op\":{\"kind\":\"kernel\"}", f);
+        if (put_program(f, job, pr)) return -1;
+        put_launch(f, job);
     }
+    fputs(",\n\"args\":[", f);
+    for (uint32_t i = 0; i < job->nargs && !err; i++) {
+        fputs(i ? ",\n" : "\n", f);
+        put_arg(f, &job->args[i], &err);
+    }
+    if (err) return -1;
+    fputc(']', f);
+    if (pr->extra) fprintf(f, ",\n\"runtime_extra\":%s", pr->extra);
     snprintf(hex, sizeof hex, "%016llx%016llx", (unsigned long long)job->key.hi,
              (unsigned long long)job->key.lo);
-    fprintf(f, "],\n\"key\":\"%s\",\n\"call_site\":", hex);
+    fprintf(f, ",\n\"key\":\"%s\",\n\"call_site\":", hex);
     if (job->call_site)
         put_string(f, job->call_site);
     else
@@ -133,14 +168,145 @@ static int put_job(FILE *f, const aoe_job *job)
     return 0;
 }
 
-/* A job the reader would refuse for its shape must not be written at all. */
-static int writable(const aoe_job *job)
+/* 1..max characters; with `identifier`, ASCII letters, digits and '_', not
+ * starting with a digit (the reader's rule for library calls and runtimes). */
+static int valid_name(const char *s, size_t max, int identifier)
 {
-    if (!job->fingerprint || !job->kernel_name || job->work_dim < 1 || job->work_dim > 3) return 0;
-    if (!job->source && (!job->binary || !job->binary_size)) return 0;
-    if (job->nargs && !job->args) return 0;
+    size_t n = s ? strlen(s) : 0;
+    if (n < 1 || n > max) return 0;
+    for (size_t i = 0; identifier && i < n; i++) {
+        char c = s[i];
+        int digit = c >= '0' && c <= '9';
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || digit || c == '_') ||
+            (!i && digit))
+            return 0;
+    }
+    return 1;
+}
+
+static int runtime_ok(const char *r)
+{
+    if (!r) return 1; /* written as "opencl" */
+    if (!valid_name(r, AOE_JOB_MAX_RUNTIME, 1) || r[0] < 'a' || r[0] > 'z') return 0;
+    for (const char *p = r; *p; p++)
+        if (*p >= 'A' && *p <= 'Z') return 0;
+    return 1;
+}
+
+static int args_ok(const aoe_job *job)
+{
+    if (job->nargs > AOE_JOB_MAX_ARGS || (job->nargs && !job->args)) return 0;
+    for (uint32_t i = 0; i < job->nargs; i++) {
+        const aoe_job_arg *a = &job->args[i];
+        if ((unsigned)a->elem >= AOE_ELEM_COUNT || (double)a->flags > 9007199254740992.0) return 0;
+        if (a->kind == AOE_JOB_ARG_NULLMEM) {
+            if (a->elem != AOE_ELEM_BYTES) return 0;
+            continue;
+        }
+        if ((unsigned)a->kind > AOE_JOB_ARG_NULLMEM || a->size % aoe_elem_size(a->elem)) return 0;
+        if (a->kind == AOE_JOB_ARG_SCALAR && (!a->data || a->size > AOE_JOB_MAX_SCALAR)) return 0;
+        if (job->op == AOE_OP_LIBRARY_CALL && a->kind == AOE_JOB_ARG_LOCAL) return 0;
+    }
+    return 1;
+}
+
+static int program_ok(const aoe_job *job, const prepared *pr)
+{
+    if (job->op == AOE_OP_LIBRARY_CALL)
+        return valid_name(job->kernel_name, AOE_JOB_MAX_CALL, 1) && !job->source && !job->binary &&
+               !job->work_dim && !pr->n && (!job->options || !job->options[0]);
+    if ((unsigned)job->op > AOE_OP_LIBRARY_CALL ||
+        !valid_name(job->kernel_name, AOE_JOB_MAX_NAME, 0))
+        return 0;
+    if (job->work_dim < 1 || job->work_dim > 3 ||
+        (unsigned)job->launch_kind > AOE_LAUNCH_GRID_BLOCK)
+        return 0;
+    if (job->launch_kind == AOE_LAUNCH_GRID_BLOCK && !job->has_local) return 0;
+    if ((double)job->dynamic_shared_bytes > AOE_JOB_MAX_SHARED) return 0;
+    aoe_job_prog_kind pk = aoe_job_program_kind(job);
+    if ((unsigned)pk > AOE_JOB_PROG_CUBIN) return 0;
+    if (pk == AOE_JOB_PROG_SOURCE || pk == AOE_JOB_PROG_PTX) return job->source && job->source[0];
+    return job->binary && job->binary_size;
+}
+
+/* The option list and the runtime_extra text; -1 when the job cannot be
+ * written as it is (EINVAL) or memory ran out. */
+static int prepare(const aoe_job *job, prepared *pr)
+{
+    memset(pr, 0, sizeof *pr);
+    if (job->option_list || job->noptions) {
+        pr->list = job->option_list;
+        pr->n = job->noptions;
+    } else if (job->options && job->op == AOE_OP_KERNEL) {
+        if ((pr->nsplit = aoe_job_options_split(job->options, &pr->split)) < 0) return -1;
+        pr->list = pr->split;
+        pr->n = (uint32_t)pr->nsplit;
+    }
+    if (pr->n > AOE_JOB_MAX_OPTIONS || (pr->n && !pr->list)) return errno = EINVAL, -1;
+    for (uint32_t i = 0; i < pr->n; i++)
+        if (!pr->list[i] || !pr->list[i][0]) return errno = EINVAL, -1;
+    cJSON *o = job->runtime_extra ? cJSON_Parse(job->runtime_extra) : cJSON_CreateObject();
+    if (!cJSON_IsObject(o)) {
+        cJSON_Delete(o);
+        return errno = EINVAL, -1;
+    }
+    while (cJSON_GetObjectItemCaseSensitive(o, "mem_flags"))
+        cJSON_DeleteItemFromObjectCaseSensitive(o, "mem_flags");
+    while (cJSON_GetObjectItemCaseSensitive(o, "options_text"))
+        cJSON_DeleteItemFromObjectCaseSensitive(o, "options_text");
+    int rc = 0, any = 0;
+    if (o->child) { /* the reader's limit applies to what it keeps verbatim */
+        char *kept = cJSON_PrintUnformatted(o);
+        if (!kept || strlen(kept) > AOE_JOB_MAX_EXTRA) rc = -1, errno = kept ? EINVAL : ENOMEM;
+        if (kept) cJSON_free(kept);
+    }
     for (uint32_t i = 0; i < job->nargs; i++)
-        if (job->args[i].kind == AOE_JOB_ARG_SCALAR && !job->args[i].data) return 0;
+        any |= job->args[i].kind == AOE_JOB_ARG_BUFFER && job->args[i].flags;
+    cJSON *mf = any ? cJSON_AddArrayToObject(o, "mem_flags") : NULL;
+    for (uint32_t i = 0; mf && i < job->nargs; i++) {
+        const aoe_job_arg *a = &job->args[i];
+        cJSON *v = cJSON_CreateNumber(a->kind == AOE_JOB_ARG_BUFFER ? (double)a->flags : 0);
+        if (!v || !cJSON_AddItemToArray(mf, v)) rc = -1;
+    }
+    if (any && !mf) rc = -1;
+    if (!rc && job->options && job->op == AOE_OP_KERNEL) {
+        char *joined = aoe_job_options_join(pr->list, pr->n);
+        if (!joined) {
+            rc = -1;
+        } else if (strcmp(joined, job->options)) {
+            /* the reader checks that it splits into the list: refuse a job whose
+             * list and string disagree rather than write one it would refuse */
+            char **check = NULL;
+            int n = aoe_job_options_split(job->options, &check);
+            int same = n >= 0 && (uint32_t)n == pr->n;
+            for (int i = 0; same && i < n; i++) same = !strcmp(check[i], pr->list[i]);
+            if (n >= 0) aoe_job_options_free(check, (uint32_t)n);
+            if (!same)
+                rc = -1, errno = n < 0 ? ENOMEM : EINVAL;
+            else if (!cJSON_AddStringToObject(o, "options_text", job->options))
+                rc = -1;
+        }
+        free(joined);
+    }
+    if (!rc && o->child && !(pr->extra = cJSON_PrintUnformatted(o))) rc = -1;
+    cJSON_Delete(o);
+    return rc;
+}
+
+static void prepared_free(prepared *pr)
+{
+    if (pr->nsplit > 0) aoe_job_options_free(pr->split, (uint32_t)pr->nsplit);
+    if (pr->extra) cJSON_free(pr->extra);
+    memset(pr, 0, sizeof *pr);
+}
+
+/* A job the reader would refuse for its shape must not be written at all. */
+static int writable(const aoe_job *job, const prepared *pr)
+{
+    if (!job->fingerprint || !job->fingerprint[0] ||
+        strlen(job->fingerprint) >= AOE_FINGERPRINT_LEN || !runtime_ok(job->runtime))
+        return 0;
+    if (!program_ok(job, pr) || !args_ok(job)) return 0;
     if (job->space_json) {
         cJSON *sp = cJSON_Parse(job->space_json);
         int ok = cJSON_IsObject(sp);
@@ -155,12 +321,8 @@ int aoe_job_write(const char *path, const aoe_job *job)
     return aoe_job_write_at(AT_FDCWD, path, job);
 }
 
-int aoe_job_write_at(int dfd, const char *path, const aoe_job *job)
+static int write_file(int dfd, const char *path, const aoe_job *job, const prepared *pr)
 {
-    if (!path || !job || !writable(job)) {
-        errno = EINVAL;
-        return -1;
-    }
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 32);
     if (!tmp) return -1;
@@ -187,7 +349,7 @@ int aoe_job_write_at(int dfd, const char *path, const aoe_job *job)
         errno = e;
         return -1;
     }
-    int rc = put_job(f, job);
+    int rc = put_job(f, job, pr);
     int e = errno;
     if (fflush(f) || ferror(f)) rc = -1, e = errno ? errno : EIO;
     if (fclose(f)) rc = -1, e = errno;
@@ -195,5 +357,22 @@ int aoe_job_write_at(int dfd, const char *path, const aoe_job *job)
     if (rc) unlinkat(dfd, tmp, 0);
     free(tmp);
     errno = rc ? e : 0;
+    return rc;
+}
+
+int aoe_job_write_at(int dfd, const char *path, const aoe_job *job)
+{
+    if (!path || !job) {
+        errno = EINVAL;
+        return -1;
+    }
+    prepared pr;
+    errno = ENOMEM;
+    int rc = prepare(job, &pr);
+    if (!rc && !writable(job, &pr)) rc = -1, errno = EINVAL;
+    if (!rc) rc = write_file(dfd, path, job, &pr);
+    int e = errno;
+    prepared_free(&pr);
+    errno = e;
     return rc;
 }

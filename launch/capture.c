@@ -64,7 +64,10 @@ int aoe_launch_job(const aoe_launch_desc *d, const aoe_key *key, const char *cal
     job->repeat_tune = repeat;
     job->args = calloc(d->nargs ? d->nargs : 1, sizeof *job->args);
     if (!job->args) return -1;
-    for (uint32_t i = 0; i < d->nargs; i++) fill_arg(&job->args[i], d, i, limit);
+    for (uint32_t i = 0; i < d->nargs; i++) {
+        fill_arg(&job->args[i], d, i, limit);
+        if (d->rt && d->rt->elem) job->args[i].elem = d->rt->elem(d, i, &job->args[i]);
+    }
     return 0;
 }
 

@@ -24,6 +24,9 @@ typedef struct {
      * set; the hook sets ja->flags and ja->data (malloc'ed contents up to
      * limit bytes, or NULL: replayed with synthetic data). */
     void (*buffer)(const struct aoe_launch_desc *d, uint32_t i, aoe_job_arg *ja, uint64_t limit);
+    /* The element type of argument i, filled (kind, size, data) as above;
+     * NULL or AOE_ELEM_BYTES when the runtime cannot tell. */
+    aoe_elem_type (*elem)(const struct aoe_launch_desc *d, uint32_t i, const aoe_job_arg *ja);
 } aoe_launch_runtime;
 
 typedef struct aoe_launch_desc {

@@ -17,13 +17,17 @@ def main():
     for nv in sys.argv[3:]:
         name, value = nv.split("=", 1)
         params.append({"name": name, "value": int(value), "define": True})
-    dim = job["work_dim"]
+    if job["format"] >= 2:  # the launch and the entry moved into objects
+        dim, glob = job["launch"]["dims"], job["launch"]["global"]
+        name = job["program"]["entry"]
+    else:
+        dim, glob, name = job["work_dim"], job["global"], job["kernel_name"]
     record = {
         "fingerprint": job["fingerprint"],
         "key": job["key"],
         "runtime": job["runtime"],
-        "kernel_name": job["kernel_name"],
-        "policy": {"params": params, "work_dim": dim, "global": job["global"],
+        "kernel_name": name,
+        "policy": {"params": params, "work_dim": dim, "global": glob,
                    "local": [local] + [1] * (dim - 1)},
         "default_us": 2.0,
         "tuned_us": 1.0,

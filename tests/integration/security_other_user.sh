@@ -28,7 +28,7 @@ job=$(ls "$T"/cap/spool/*.job)
 "$PY" - "$job" "$T/evil.json" "$T/pwned" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-j["source"] = "#error ;touch %s;\n" % sys.argv[3] + j["source"]
+j["program"]["source"] = "#error ;touch %s;\n" % sys.argv[3] + j["program"]["source"]
 json.dump(j, open(sys.argv[2], "w"))
 PY
 key=$("$AOE" tune --dry-run "$T/evil.json" 2>&1 | grep -o 'expected [0-9a-f]\{32\}' | head -1 | cut -c10-) ||

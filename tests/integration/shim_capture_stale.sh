@@ -24,7 +24,7 @@ for path in sys.argv[1:]:
             continue
         data = base64.b64decode(a["data_b64"])
         if b"AOE_STALE_MARKER" in data or b"STALE" in data:
-            print(f"{path}: {job['kernel_name']} arg {i}: stale process memory captured")
+            print(f"{path}: {job['program']['entry']} arg {i}: stale process memory captured")
             bad = 1
         if data[:4] == b"RNEK":
             seen["KERN"] += 1

@@ -49,7 +49,7 @@ capture() { # capture limit (MiB), work dir
 }
 job_of() { # work dir, kernel name -> job file
   for f in "$1"/spool/*.job; do
-    [ "$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["kernel_name"])' "$f")" = "$2" ] &&
+    [ "$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["program"]["entry"])' "$f")" = "$2" ] &&
       { echo "$f"; return; }
   done
   fail "no job for $2 in $1/spool: $(ls "$1/spool")"

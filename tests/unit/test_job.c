@@ -1,8 +1,10 @@
 /* Job files: round trip (every argument kind, binary programs, a large
  * captured buffer), the operator key as the shim computes it, and a message
- * naming the field for every kind of bad input. */
-#include "store/opkey.h"
+ * naming the field for every kind of bad input, in format 1 (still read) and
+ * format 2 (written). */
+#include "core/base64.h"
 #include "jobs/job.h"
+#include "store/opkey.h"
 
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -35,11 +37,11 @@ static aoe_job sample_job(void)
 {
     aoe_job j;
     memset(&j, 0, sizeof j);
-    sample_args[0] = (aoe_job_arg){AOE_JOB_ARG_SCALAR, 4, 0, scalar4};
-    sample_args[1] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, 16, 4, bufdata};
-    sample_args[2] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, 4096, 2, NULL};
-    sample_args[3] = (aoe_job_arg){AOE_JOB_ARG_LOCAL, 1024, 0, NULL};
-    sample_args[4] = (aoe_job_arg){AOE_JOB_ARG_NULLMEM, 0, 0, NULL};
+    sample_args[0] = (aoe_job_arg){AOE_JOB_ARG_SCALAR, 4, 0, scalar4, AOE_ELEM_I32};
+    sample_args[1] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, 16, 4, bufdata, AOE_ELEM_F32};
+    sample_args[2] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, 4096, 2, NULL, AOE_ELEM_F16};
+    sample_args[3] = (aoe_job_arg){AOE_JOB_ARG_LOCAL, 1024, 0, NULL, AOE_ELEM_F64};
+    sample_args[4] = (aoe_job_arg){AOE_JOB_ARG_NULLMEM, 0, 0, NULL, AOE_ELEM_BYTES};
     j.format = AOE_JOB_FORMAT;
     j.runtime = "opencl";
     j.fingerprint = "opencl|Vendor|Device \"x\"|1.0|cu=4";
@@ -165,7 +167,7 @@ Test(job, large_buffer_round_trip)
     uint8_t *big = malloc(BIG);
     cr_assert_not_null(big);
     for (size_t i = 0; i < BIG; i++) big[i] = (uint8_t)(i * 2654435761u >> 13);
-    sample_args[2] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, BIG, 1, big};
+    sample_args[2] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, BIG, 1, big, AOE_ELEM_F32};
     j.key = aoe_job_compute_key(&j);
     char err[256] = "";
     cr_assert_eq(aoe_job_write(path_of("big.job"), &j), 0);
@@ -206,27 +208,107 @@ Test(job, key_is_the_shims_formula)
     cr_expect(k4.hi != want.hi || k4.lo != want.lo);
 }
 
-/* Writes the sample job, applies a mutation to its JSON, and parses it. */
+static void add_sizes(cJSON *o, const char *name, const uint64_t *v, uint32_t n)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, name);
+    for (uint32_t d = 0; d < n; d++) cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[d]));
+}
+
+static void add_b64(cJSON *o, const char *name, const uint8_t *data, uint64_t n)
+{
+    char *t = malloc(aoe_b64_encoded_len((size_t)n) + 1);
+    cr_assert_not_null(t);
+    aoe_b64_encode(data, (size_t)n, t);
+    t[aoe_b64_encoded_len((size_t)n)] = '\0';
+    cJSON_AddStringToObject(o, name, t);
+    free(t);
+}
+
+/* A job as format 1 wrote it (the writer writes format 2 only), for the
+ * format 1 reader's tests. */
+static cJSON *format1_json(const aoe_job *j)
+{
+    char hex[33];
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddNumberToObject(r, "format", 1);
+    cJSON_AddStringToObject(r, "runtime", j->runtime);
+    cJSON_AddStringToObject(r, "fingerprint", j->fingerprint);
+    cJSON_AddStringToObject(r, "kernel_name", j->kernel_name);
+    if (j->source)
+        cJSON_AddStringToObject(r, "source", j->source);
+    else
+        add_b64(r, "binary_b64", j->binary, j->binary_size);
+    cJSON_AddStringToObject(r, "options", j->options);
+    cJSON_AddNumberToObject(r, "work_dim", j->work_dim);
+    add_sizes(r, "global", j->global, j->work_dim);
+    if (j->has_local)
+        add_sizes(r, "local", j->local, j->work_dim);
+    else
+        cJSON_AddNullToObject(r, "local");
+    cJSON *args = cJSON_AddArrayToObject(r, "args");
+    static const char *const kinds[] = {"scalar", "buffer", "local", "null"};
+    for (uint32_t i = 0; i < j->nargs; i++) {
+        const aoe_job_arg *a = &j->args[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "kind", kinds[a->kind]);
+        if (a->kind != AOE_JOB_ARG_NULLMEM) cJSON_AddNumberToObject(o, "size", (double)a->size);
+        if (a->kind == AOE_JOB_ARG_BUFFER) cJSON_AddNumberToObject(o, "flags", (double)a->flags);
+        if (a->data)
+            add_b64(o, "data_b64", a->data, a->size);
+        else if (a->kind == AOE_JOB_ARG_BUFFER)
+            cJSON_AddTrueToObject(o, "synthetic");
+        cJSON_AddItemToArray(args, o);
+    }
+    aoe_key_to_hex(&j->key, hex);
+    cJSON_AddStringToObject(r, "key", hex);
+    if (j->call_site)
+        cJSON_AddStringToObject(r, "call_site", j->call_site);
+    else
+        cJSON_AddNullToObject(r, "call_site");
+    cJSON_AddBoolToObject(r, "repeat_tune", j->repeat_tune);
+    if (j->space_json) cJSON_AddItemToObject(r, "space", cJSON_Parse(j->space_json));
+    cJSON *b = cJSON_AddObjectToObject(r, "budget");
+    cJSON_AddNumberToObject(b, "max_evals", j->max_evals);
+    cJSON_AddNumberToObject(b, "time_limit_s", j->time_limit_s);
+    return r;
+}
+
+/* The sample job's JSON in a format (2: as the writer writes it), a mutation
+ * applied, then parsed. */
 typedef void (*mutation)(cJSON *root);
 
-static void expect_error(mutation m, const char *field_prefix)
+static cJSON *sample_json(int format)
 {
-    aoe_job j = sample_job(), r;
+    aoe_job j = sample_job();
+    if (format == 1) return format1_json(&j);
     cr_assert_eq(aoe_job_write(path_of("m.job"), &j), 0);
     char *text = slurp(path_of("m.job"));
     cJSON *root = cJSON_Parse(text);
     free(text);
     cr_assert_not_null(root);
+    return root;
+}
+
+static void expect_error_in(int format, mutation m, const char *field_prefix)
+{
+    aoe_job r;
+    cJSON *root = sample_json(format);
     m(root);
     char *out = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     char err[512] = "";
     int rc = aoe_job_parse(out, strlen(out), &r, err, sizeof err);
     cJSON_free(out);
-    cr_expect_eq(rc, -1, "accepted a job that should fail at %s", field_prefix);
+    cr_expect_eq(rc, -1, "format %d: accepted a job that should fail at %s", format, field_prefix);
     cr_expect_eq(strncmp(err, field_prefix, strlen(field_prefix)), 0,
-                 "expected a message starting with \"%s\", got \"%s\"", field_prefix, err);
+                 "format %d: expected a message starting with \"%s\", got \"%s\"", format,
+                 field_prefix, err);
     if (rc == 0) aoe_job_free(&r);
+}
+
+static void expect_error(mutation m, const char *field_prefix)
+{
+    expect_error_in(1, m, field_prefix);
 }
 
 static cJSON *arg(cJSON *root, int i)
@@ -240,7 +322,7 @@ static void set(cJSON *o, const char *k, cJSON *v)
 
 static void m_format(cJSON *r)
 {
-    set(r, "format", cJSON_CreateNumber(2));
+    set(r, "format", cJSON_CreateNumber(3)); /* 2 is read since format 2 */
 }
 static void m_no_format(cJSON *r)
 {
@@ -248,7 +330,7 @@ static void m_no_format(cJSON *r)
 }
 static void m_runtime(cJSON *r)
 {
-    set(r, "runtime", cJSON_CreateString("vulkan"));
+    set(r, "runtime", cJSON_CreateString("Vulkan!")); /* any identifier is read since format 2 */
 }
 static void m_fingerprint(cJSON *r)
 {
@@ -556,4 +638,827 @@ Test(job, fifo_is_refused_without_blocking, .timeout = 10)
     cr_assert_eq(mkfifo(path_of("f.job"), 0600), 0);
     cr_expect_eq(aoe_job_read(path_of("f.job"), &r, err, sizeof err), -1);
     cr_expect_not_null(strstr(err, "not a regular file"), "%s", err);
+}
+
+/* ---- format 2 and format 1 side by side ---- */
+
+static int same_bytes(const void *a, const void *b, uint64_t n)
+{
+    return (a == NULL) == (b == NULL) && (!a || !memcmp(a, b, (size_t)n));
+}
+
+static int same_str(const char *a, const char *b)
+{
+    return (a == NULL) == (b == NULL) && (!a || !strcmp(a, b));
+}
+
+/* Every in-memory field but `format` (and element types unless `types`). */
+static void expect_same_job(const aoe_job *a, const aoe_job *b, int types)
+{
+    cr_expect(same_str(a->runtime, b->runtime), "runtime");
+    cr_expect(same_str(a->fingerprint, b->fingerprint), "fingerprint");
+    cr_expect(same_str(a->source, b->source), "source");
+    cr_expect_eq(a->binary_size, b->binary_size);
+    cr_expect(same_bytes(a->binary, b->binary, a->binary_size), "binary");
+    cr_expect(same_str(a->options, b->options), "options: \"%s\" / \"%s\"", a->options, b->options);
+    cr_expect(same_str(a->kernel_name, b->kernel_name), "kernel_name");
+    cr_expect_eq(a->work_dim, b->work_dim);
+    cr_expect_eq(memcmp(a->global, b->global, sizeof a->global), 0, "global");
+    cr_expect_eq(a->has_local, b->has_local);
+    if (a->has_local) cr_expect_eq(memcmp(a->local, b->local, sizeof a->local), 0, "local");
+    cr_assert_eq(a->nargs, b->nargs);
+    for (uint32_t i = 0; i < a->nargs; i++) {
+        const aoe_job_arg *x = &a->args[i], *y = &b->args[i];
+        cr_expect_eq(x->kind, y->kind, "args[%u].kind", i);
+        cr_expect_eq(x->size, y->size, "args[%u].size", i);
+        cr_expect_eq(x->flags, y->flags, "args[%u].flags", i);
+        cr_expect(same_bytes(x->data, y->data, x->size), "args[%u].data", i);
+        if (types) cr_expect_eq(x->elem, y->elem, "args[%u].elem", i);
+    }
+    cr_expect_eq(a->key.hi, b->key.hi);
+    cr_expect_eq(a->key.lo, b->key.lo);
+    cr_expect(same_str(a->call_site, b->call_site), "call_site");
+    cr_expect(same_str(a->space_json, b->space_json), "space");
+    cr_expect_eq(a->max_evals, b->max_evals);
+    cr_expect_eq(a->time_limit_s, b->time_limit_s);
+    cr_expect_eq(a->repeat_tune, b->repeat_tune);
+    cr_expect_eq(a->op, b->op);
+    cr_expect_eq(aoe_job_program_kind(a), aoe_job_program_kind(b));
+    cr_assert_eq(a->noptions, b->noptions);
+    for (uint32_t i = 0; i < a->noptions; i++)
+        cr_expect_str_eq(a->option_list[i], b->option_list[i]);
+    cr_expect_eq(a->launch_kind, b->launch_kind);
+    cr_expect_eq(a->dynamic_shared_bytes, b->dynamic_shared_bytes);
+    cr_expect(same_str(a->runtime_extra, b->runtime_extra), "runtime_extra: %s / %s",
+              a->runtime_extra ? a->runtime_extra : "NULL",
+              b->runtime_extra ? b->runtime_extra : "NULL");
+}
+
+static int parse_json(cJSON *root, aoe_job *out, char *err, size_t errlen)
+{
+    char *text = cJSON_PrintUnformatted(root);
+    cr_assert_not_null(text);
+    int rc = aoe_job_parse(text, strlen(text), out, err, errlen);
+    cJSON_free(text);
+    return rc;
+}
+
+/* A format 1 file captured by an earlier shim (PoCL, reduce_sum) is still
+ * read, keyed as it was, and written again as format 2 without a change. */
+Test(job, format1_file_is_still_read)
+{
+    aoe_job r, again;
+    char err[256] = "";
+    cr_assert_eq(aoe_job_read(AOE_SOURCE_DIR "/tests/data/job_format1.json", &r, err, sizeof err),
+                 0, "%s", err);
+    cr_expect_eq(r.format, 1);
+    cr_expect_str_eq(r.runtime, "opencl");
+    cr_expect_str_eq(r.kernel_name, "reduce_sum");
+    cr_expect_eq(r.op, AOE_OP_KERNEL);
+    cr_expect_eq(r.program_kind, AOE_JOB_PROG_SOURCE);
+    cr_expect_eq(r.launch_kind, AOE_LAUNCH_GLOBAL_LOCAL);
+    cr_expect_eq(r.dynamic_shared_bytes, 0);
+    cr_expect_str_eq(r.options, "");
+    cr_expect_eq(r.noptions, 0);
+    cr_expect_null(r.runtime_extra);
+    cr_expect_eq(r.work_dim, 1);
+    cr_expect_eq(r.global[0], 8);
+    cr_expect_eq(r.has_local, 0);
+    cr_assert_eq(r.nargs, 3);
+    cr_expect_eq(r.args[0].flags, 4);
+    cr_expect_eq(r.args[1].flags, 2);
+    cr_expect_null(r.args[1].data);
+    for (uint32_t i = 0; i < 3; i++) cr_expect_eq(r.args[i].elem, AOE_ELEM_BYTES);
+    char hex[33];
+    aoe_key_to_hex(&r.key, hex);
+    cr_expect_str_eq(hex, "196c533f4372b9f8a14a95eea1c9cd16");
+    aoe_key k = aoe_job_compute_key(&r);
+    cr_expect(k.hi == r.key.hi && k.lo == r.key.lo);
+    cr_assert_eq(aoe_job_write(path_of("v2.job"), &r), 0);
+    char *text = slurp(path_of("v2.job"));
+    cr_expect_eq(strncmp(text, "{\"format\":2,", 12), 0, "%.20s", text);
+    free(text);
+    cr_assert_eq(aoe_job_read(path_of("v2.job"), &again, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(again.format, 2);
+    expect_same_job(&r, &again, 1);
+    aoe_job_free(&r);
+    aoe_job_free(&again);
+}
+
+/* One launch, once as format 1 and once as format 2: the same key, the same
+ * in-memory job (format 1 has no element types), options spelled with odd
+ * white space included. */
+Test(job, format1_and_format2_of_one_launch_key_the_same)
+{
+    aoe_job j = sample_job(), one, two;
+    char err[256] = "";
+    cJSON *v1 = format1_json(&j);
+    cr_assert_eq(parse_json(v1, &one, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(v1);
+    cr_assert_eq(aoe_job_write(path_of("two.job"), &j), 0);
+    cr_assert_eq(aoe_job_read(path_of("two.job"), &two, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(one.format, 1);
+    cr_expect_eq(two.format, 2);
+    cr_expect(one.key.hi == j.key.hi && one.key.lo == j.key.lo);
+    aoe_key k1 = aoe_job_compute_key(&one), k2 = aoe_job_compute_key(&two);
+    cr_expect(k1.hi == k2.hi && k1.lo == k2.lo, "format 1 and 2 key differently");
+    cr_expect(k2.hi == j.key.hi && k2.lo == j.key.lo);
+    cr_expect_str_eq(two.options, "-DA=1  -cl-mad-enable", "options_text keeps the string");
+    cr_assert_eq(two.noptions, 2);
+    cr_expect_str_eq(two.option_list[0], "-DA=1");
+    cr_expect_str_eq(two.option_list[1], "-cl-mad-enable");
+    expect_same_job(&one, &two, 0);
+    cr_expect_eq(two.args[0].elem, AOE_ELEM_I32);
+    cr_expect_eq(two.args[1].elem, AOE_ELEM_F32);
+    cr_expect_eq(two.args[2].elem, AOE_ELEM_F16);
+    cr_expect_eq(two.args[3].elem, AOE_ELEM_F64);
+    cr_expect_eq(two.args[4].elem, AOE_ELEM_BYTES);
+    cr_expect_eq(one.args[1].elem, AOE_ELEM_BYTES);
+    /* a format 1 job read and written again keys the same */
+    cr_assert_eq(aoe_job_write(path_of("one2.job"), &one), 0);
+    aoe_job again;
+    cr_assert_eq(aoe_job_read(path_of("one2.job"), &again, err, sizeof err), 0, "%s", err);
+    expect_same_job(&one, &again, 1);
+    aoe_job_free(&again);
+    aoe_job_free(&one);
+    aoe_job_free(&two);
+}
+
+static uint8_t ptx_args_data[8] = {1, 0, 0, 0, 0, 0, 128, 63};
+static aoe_job_arg ptx_args[3];
+static char *ptx_options[] = {"--gpu-architecture=sm_90", "-DTILE=64", "-I/path with space"};
+
+/* Everything format 1 could not say: PTX, a grid launch with dynamic shared
+ * memory, an option list, bf16/f64 arguments and a runtime's own fields. */
+static aoe_job cuda_like_job(void)
+{
+    aoe_job j;
+    memset(&j, 0, sizeof j);
+    ptx_args[0] = (aoe_job_arg){AOE_JOB_ARG_SCALAR, 8, 0, ptx_args_data, AOE_ELEM_F64};
+    ptx_args[1] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, 4096, 0, NULL, AOE_ELEM_BF16};
+    ptx_args[2] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, 8, 0, ptx_args_data, AOE_ELEM_U64};
+    j.format = AOE_JOB_FORMAT;
+    j.runtime = "cuda";
+    j.fingerprint = "cuda|NVIDIA H100|sm_90|550.54|cu=132";
+    j.program_kind = AOE_JOB_PROG_PTX;
+    j.source = ".version 8.0\n.target sm_90\n.entry k()\n{\n}\n";
+    j.kernel_name = "k";
+    j.option_list = ptx_options;
+    j.noptions = 3;
+    j.launch_kind = AOE_LAUNCH_GRID_BLOCK;
+    j.work_dim = 3;
+    j.grid[0] = 8, j.grid[1] = 4, j.grid[2] = 1;
+    j.block[0] = 128, j.block[1] = 1, j.block[2] = 1;
+    j.has_local = 1;
+    j.dynamic_shared_bytes = 49152;
+    j.nargs = 3;
+    j.args = ptx_args;
+    j.runtime_extra = "{\"stream_priority\":-1,\"cache_config\":{\"prefer\":\"shared\"}}";
+    j.key = aoe_job_compute_key(&j);
+    return j;
+}
+
+Test(job, format2_round_trip_keeps_every_new_field)
+{
+    aoe_job j = cuda_like_job(), r;
+    char err[256] = "";
+    cr_assert_eq(aoe_job_write(path_of("cuda.job"), &j), 0, "%s", strerror(errno));
+    char *text = slurp(path_of("cuda.job"));
+    cr_expect_not_null(strstr(text, "\"grid\":[8,4,1]"), "%s", text);
+    cr_expect_not_null(strstr(text, "\"block\":[128,1,1]"));
+    cr_expect_not_null(strstr(text, "\"kind\":\"ptx\""));
+    cr_expect_not_null(strstr(text, "\"type\":\"bf16\""));
+    cr_expect_null(strstr(text, "mem_flags"), "no flags, no mem_flags");
+    free(text);
+    cr_assert_eq(aoe_job_read(path_of("cuda.job"), &r, err, sizeof err), 0, "%s", err);
+    cr_expect_str_eq(r.runtime, "cuda");
+    cr_expect_eq(r.program_kind, AOE_JOB_PROG_PTX);
+    cr_expect_eq(r.launch_kind, AOE_LAUNCH_GRID_BLOCK);
+    cr_expect_eq(r.grid[1], 4);
+    cr_expect_eq(r.block[0], 128);
+    cr_expect_eq(r.dynamic_shared_bytes, 49152);
+    cr_expect_str_eq(r.options, "--gpu-architecture=sm_90 -DTILE=64 -I/path with space");
+    cr_expect_str_eq(r.option_list[2], "-I/path with space", "list entries keep their spaces");
+    cr_expect_str_eq(r.runtime_extra, j.runtime_extra);
+    j.options = r.options; /* made from the list by the reader */
+    expect_same_job(&j, &r, 1);
+    aoe_job_free(&r);
+    /* a cubin, and a library call */
+    static uint8_t cubin[5] = {0x7f, 'E', 'L', 'F', 2};
+    j = cuda_like_job();
+    j.program_kind = AOE_JOB_PROG_CUBIN;
+    j.source = NULL;
+    j.binary = cubin;
+    j.binary_size = sizeof cubin;
+    j.key = aoe_job_compute_key(&j);
+    cr_assert_eq(aoe_job_write(path_of("cubin.job"), &j), 0);
+    cr_assert_eq(aoe_job_read(path_of("cubin.job"), &r, err, sizeof err), 0, "%s", err);
+    j.options = r.options;
+    expect_same_job(&j, &r, 1);
+    aoe_job_free(&r);
+    aoe_job lib;
+    memset(&lib, 0, sizeof lib);
+    lib.runtime = "cublaslt";
+    lib.fingerprint = j.fingerprint;
+    lib.op = AOE_OP_LIBRARY_CALL;
+    lib.kernel_name = "gemm";
+    lib.nargs = 2;
+    lib.args = ptx_args + 1;
+    lib.runtime_extra = "{\"compute_type\":\"CUBLAS_COMPUTE_32F\"}";
+    lib.key = aoe_job_compute_key(&lib);
+    cr_assert_eq(aoe_job_write(path_of("gemm.job"), &lib), 0, "%s", strerror(errno));
+    text = slurp(path_of("gemm.job"));
+    cr_expect_not_null(strstr(text, "\"op\":{\"kind\":\"library_call\",\"name\":\"gemm\"}"));
+    cr_expect_null(strstr(text, "\"program\""));
+    cr_expect_null(strstr(text, "\"launch\""));
+    free(text);
+    cr_assert_eq(aoe_job_read(path_of("gemm.job"), &r, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(r.op, AOE_OP_LIBRARY_CALL);
+    cr_expect_str_eq(r.kernel_name, "gemm");
+    cr_expect_eq(r.work_dim, 0);
+    lib.options = "";
+    expect_same_job(&lib, &r, 1);
+    aoe_job_free(&r);
+}
+
+static int key_eq(aoe_key a, aoe_key b)
+{
+    return a.hi == b.hi && a.lo == b.lo;
+}
+
+/* What format 1 could not express keys differently; the element types,
+ * like buffer contents, do not take part. */
+Test(job, new_fields_take_part_in_the_key)
+{
+    aoe_job j = sample_job();
+    aoe_key base = aoe_job_compute_key(&j), k;
+    j.program_kind = AOE_JOB_PROG_PTX;
+    k = aoe_job_compute_key(&j);
+    cr_expect(!key_eq(k, base), "PTX keys like source");
+    j.program_kind = AOE_JOB_PROG_SOURCE;
+    j.launch_kind = AOE_LAUNCH_GRID_BLOCK;
+    k = aoe_job_compute_key(&j);
+    cr_expect(!key_eq(k, base), "a grid keys like a global size");
+    j.launch_kind = AOE_LAUNCH_GLOBAL_LOCAL;
+    j.dynamic_shared_bytes = 1024;
+    aoe_key s1 = aoe_job_compute_key(&j);
+    j.dynamic_shared_bytes = 2048;
+    aoe_key s2 = aoe_job_compute_key(&j);
+    cr_expect(!key_eq(s1, base) && !key_eq(s1, s2), "dynamic shared memory not in the key");
+    j.dynamic_shared_bytes = 0;
+    j.op = AOE_OP_LIBRARY_CALL;
+    k = aoe_job_compute_key(&j);
+    cr_expect(!key_eq(k, base), "a library call keys like a kernel");
+    j.op = AOE_OP_KERNEL;
+    sample_args[1].elem = AOE_ELEM_U8;
+    k = aoe_job_compute_key(&j);
+    cr_expect(key_eq(k, base), "element types changed the key");
+    /* the list, joined, keys like the string it came from */
+    char *list[] = {"-DA=1", "-cl-mad-enable"};
+    j.options = NULL;
+    j.option_list = list;
+    j.noptions = 2;
+    k = aoe_job_compute_key(&j);
+    cr_expect(key_eq(k, base), "the option list keys differently from the string");
+}
+
+Test(job, options_split_and_join)
+{
+    char **l = NULL;
+    int n = aoe_job_options_split(" \t-DA=1  -cl-fast-relaxed-math\n-I /x ", &l);
+    cr_assert_eq(n, 4);
+    cr_expect_str_eq(l[0], "-DA=1");
+    cr_expect_str_eq(l[1], "-cl-fast-relaxed-math");
+    cr_expect_str_eq(l[2], "-I");
+    cr_expect_str_eq(l[3], "/x");
+    char *s = aoe_job_options_join(l, (uint32_t)n);
+    cr_expect_str_eq(s, "-DA=1 -cl-fast-relaxed-math -I /x");
+    free(s);
+    aoe_job_options_free(l, (uint32_t)n);
+    cr_expect_eq(aoe_job_options_split("   ", &l), 0);
+    cr_expect_null(l);
+    cr_expect_eq(aoe_job_options_split(NULL, &l), 0);
+    s = aoe_job_options_join(NULL, 0);
+    cr_expect_str_eq(s, "");
+    free(s);
+}
+
+Test(job, any_short_runtime_identifier_is_read)
+{
+    const char *good[] = {"cuda", "level_zero", "hip5", "a", "abcdefghijklmnopqrstuvwxyz012345"};
+    const char *bad[] = {"", "Cuda", "9x", "open-cl", "a b", "abcdefghijklmnopqrstuvwxyz0123456"};
+    char err[256];
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        aoe_job r;
+        cJSON *root = sample_json(2);
+        cJSON_ReplaceItemInObject(root, "runtime", cJSON_CreateString(good[i]));
+        err[0] = '\0';
+        cr_expect_eq(parse_json(root, &r, err, sizeof err), 0, "%s: %s", good[i], err);
+        cJSON_Delete(root);
+        if (!err[0]) {
+            cr_expect_str_eq(r.runtime, good[i]);
+            aoe_job_free(&r);
+        }
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        for (int format = 1; format <= 2; format++) {
+            aoe_job r;
+            cJSON *root = sample_json(format);
+            cJSON_ReplaceItemInObject(root, "runtime", cJSON_CreateString(bad[i]));
+            err[0] = '\0';
+            cr_expect_eq(parse_json(root, &r, err, sizeof err), -1, "%s accepted", bad[i]);
+            cr_expect_eq(strncmp(err, "runtime:", 8), 0, "%s", err);
+            cJSON_Delete(root);
+        }
+}
+
+/* ---- format 2 validation: every new field named ---- */
+
+static cJSON *obj(cJSON *r, const char *name)
+{
+    return cJSON_GetObjectItem(r, name);
+}
+static cJSON *extra(cJSON *r)
+{
+    return obj(r, "runtime_extra");
+}
+static void m2_op_missing(cJSON *r)
+{
+    cJSON_DeleteItemFromObject(r, "op");
+}
+static void m2_op_type(cJSON *r)
+{
+    set(r, "op", cJSON_CreateString("kernel"));
+}
+static void m2_op_kind(cJSON *r)
+{
+    set(obj(r, "op"), "kind", cJSON_CreateString("launch"));
+}
+static void m2_op_unknown(cJSON *r)
+{
+    cJSON_AddStringToObject(obj(r, "op"), "library", "blas");
+}
+static void m2_op_name_on_kernel(cJSON *r)
+{
+    cJSON_AddStringToObject(obj(r, "op"), "name", "k");
+}
+static void to_library_call(cJSON *r, const char *name)
+{
+    set(obj(r, "op"), "kind", cJSON_CreateString("library_call"));
+    if (name) cJSON_AddStringToObject(obj(r, "op"), "name", name);
+}
+static void m2_lib_no_name(cJSON *r)
+{
+    to_library_call(r, NULL);
+}
+static void m2_lib_bad_name(cJSON *r)
+{
+    to_library_call(r, "ge mm");
+}
+static void m2_lib_long_name(cJSON *r)
+{
+    to_library_call(r,
+                    "g2345678901234567890123456789012345678901234567890123456789012345"); /* 65 */
+}
+static void m2_lib_program(cJSON *r)
+{
+    to_library_call(r, "gemm");
+}
+static void m2_lib_launch(cJSON *r)
+{
+    to_library_call(r, "gemm");
+    cJSON_DeleteItemFromObject(r, "program");
+}
+static void m2_lib_local_arg(cJSON *r)
+{
+    to_library_call(r, "gemm");
+    cJSON_DeleteItemFromObject(r, "program");
+    cJSON_DeleteItemFromObject(r, "launch");
+    cJSON_DeleteItemFromObject(extra(r), "options_text");
+}
+static void m2_lib_options_text(cJSON *r)
+{
+    to_library_call(r, "gemm");
+    cJSON_DeleteItemFromObject(r, "program");
+    cJSON_DeleteItemFromObject(r, "launch");
+    cJSON_DeleteItemFromArray(obj(r, "args"), 4);
+    cJSON_DeleteItemFromArray(obj(r, "args"), 3);
+    cJSON *mf = cJSON_GetObjectItem(extra(r), "mem_flags");
+    cJSON_DeleteItemFromArray(mf, 4);
+    cJSON_DeleteItemFromArray(mf, 3);
+}
+static void m2_program_missing(cJSON *r)
+{
+    cJSON_DeleteItemFromObject(r, "program");
+}
+static void m2_program_type(cJSON *r)
+{
+    set(r, "program", cJSON_CreateArray());
+}
+static void m2_program_kind(cJSON *r)
+{
+    set(obj(r, "program"), "kind", cJSON_CreateString("llvm"));
+}
+static void m2_program_unknown(cJSON *r)
+{
+    cJSON_AddStringToObject(obj(r, "program"), "kernel_name", "k");
+}
+static void m2_entry_missing(cJSON *r)
+{
+    cJSON_DeleteItemFromObject(obj(r, "program"), "entry");
+}
+static void m2_entry_empty(cJSON *r)
+{
+    set(obj(r, "program"), "entry", cJSON_CreateString(""));
+}
+static void m2_options_type(cJSON *r)
+{
+    set(obj(r, "program"), "options", cJSON_CreateString("-DA=1"));
+}
+static void m2_option_type(cJSON *r)
+{
+    cJSON_ReplaceItemInArray(obj(obj(r, "program"), "options"), 1, cJSON_CreateNumber(1));
+}
+static void m2_option_empty(cJSON *r)
+{
+    cJSON_ReplaceItemInArray(obj(obj(r, "program"), "options"), 0, cJSON_CreateString(""));
+}
+static void m2_source_missing(cJSON *r)
+{
+    cJSON_DeleteItemFromObject(obj(r, "program"), "source");
+}
+static void m2_source_empty(cJSON *r)
+{
+    set(obj(r, "program"), "source", cJSON_CreateString(""));
+}
+static void m2_source_with_binary(cJSON *r)
+{
+    cJSON_AddStringToObject(obj(r, "program"), "binary_b64", "AAAA");
+}
+static void m2_binary_with_source(cJSON *r)
+{
+    set(obj(r, "program"), "kind", cJSON_CreateString("binary"));
+}
+static void m2_cubin_bad(cJSON *r)
+{
+    set(obj(r, "program"), "kind", cJSON_CreateString("cubin"));
+    cJSON_DeleteItemFromObject(obj(r, "program"), "source");
+    cJSON_AddStringToObject(obj(r, "program"), "binary_b64", "AA*A");
+}
+static void m2_cubin_missing(cJSON *r)
+{
+    set(obj(r, "program"), "kind", cJSON_CreateString("cubin"));
+    cJSON_DeleteItemFromObject(obj(r, "program"), "source");
+}
+static void m2_launch_missing(cJSON *r)
+{
+    cJSON_DeleteItemFromObject(r, "launch");
+}
+static void m2_launch_type(cJSON *r)
+{
+    set(r, "launch", cJSON_CreateNumber(2));
+}
+static void m2_launch_unknown(cJSON *r)
+{
+    cJSON_AddNumberToObject(obj(r, "launch"), "work_dim", 2);
+}
+static void m2_dims_missing(cJSON *r)
+{
+    cJSON_DeleteItemFromObject(obj(r, "launch"), "dims");
+}
+static void m2_dims_big(cJSON *r)
+{
+    set(obj(r, "launch"), "dims", cJSON_CreateNumber(4));
+}
+static void m2_dims_zero(cJSON *r)
+{
+    set(obj(r, "launch"), "dims", cJSON_CreateNumber(0));
+}
+static void m2_global_and_grid(cJSON *r)
+{
+    cJSON_AddItemToObject(obj(r, "launch"), "grid",
+                          cJSON_Duplicate(obj(obj(r, "launch"), "global"), 1));
+}
+static void m2_no_global(cJSON *r)
+{
+    cJSON_DeleteItemFromObject(obj(r, "launch"), "global");
+}
+static void m2_global_len(cJSON *r)
+{
+    cJSON_DeleteItemFromArray(obj(obj(r, "launch"), "global"), 1);
+}
+static void m2_global_zero(cJSON *r)
+{
+    cJSON_ReplaceItemInArray(obj(obj(r, "launch"), "global"), 1, cJSON_CreateNumber(0));
+}
+static void m2_local_neg(cJSON *r)
+{
+    cJSON_ReplaceItemInArray(obj(obj(r, "launch"), "local"), 0, cJSON_CreateNumber(-8));
+}
+static void m2_block_with_global(cJSON *r)
+{
+    cJSON_AddItemToObject(obj(r, "launch"), "block",
+                          cJSON_Duplicate(obj(obj(r, "launch"), "local"), 1));
+}
+static void to_grid(cJSON *r)
+{
+    cJSON *l = obj(r, "launch");
+    cJSON_AddItemToObject(l, "grid", cJSON_DetachItemFromObject(l, "global"));
+}
+static void m2_grid_no_block(cJSON *r)
+{
+    to_grid(r);
+    cJSON_DeleteItemFromObject(obj(r, "launch"), "local");
+}
+static void m2_grid_with_local(cJSON *r)
+{
+    to_grid(r);
+}
+static void m2_grid_block_len(cJSON *r)
+{
+    to_grid(r);
+    cJSON *l = obj(r, "launch");
+    cJSON_AddItemToObject(l, "block", cJSON_DetachItemFromObject(l, "local"));
+    cJSON_DeleteItemFromArray(obj(l, "block"), 0);
+}
+static void m2_shared_neg(cJSON *r)
+{
+    set(obj(r, "launch"), "dynamic_shared_bytes", cJSON_CreateNumber(-1));
+}
+static void m2_shared_big(cJSON *r)
+{
+    set(obj(r, "launch"), "dynamic_shared_bytes", cJSON_CreateNumber(8589934592.0));
+}
+static void m2_shared_type(cJSON *r)
+{
+    set(obj(r, "launch"), "dynamic_shared_bytes", cJSON_CreateString("48K"));
+}
+static void m2_type_unknown(cJSON *r)
+{
+    set(arg(r, 1), "type", cJSON_CreateString("float"));
+}
+static void m2_type_number(cJSON *r)
+{
+    set(arg(r, 1), "type", cJSON_CreateNumber(4));
+}
+static void m2_type_size(cJSON *r)
+{
+    set(arg(r, 0), "type", cJSON_CreateString("f64"));
+}
+static void m2_type_local_size(cJSON *r)
+{
+    set(arg(r, 3), "size", cJSON_CreateNumber(1020));
+}
+static void m2_type_on_null(cJSON *r)
+{
+    cJSON_AddStringToObject(arg(r, 4), "type", "f32");
+}
+static void m2_flags_in_arg(cJSON *r)
+{
+    cJSON_AddNumberToObject(arg(r, 1), "flags", 4);
+}
+static void m2_v1_field(cJSON *r)
+{
+    cJSON_AddStringToObject(r, "kernel_name", "k");
+}
+static void m2_v1_work_dim(cJSON *r)
+{
+    cJSON_AddNumberToObject(r, "work_dim", 2);
+}
+static void m2_twice(cJSON *r)
+{
+    cJSON_AddItemToObject(r, "runtime", cJSON_CreateString("opencl"));
+}
+static void m2_extra_type(cJSON *r)
+{
+    set(r, "runtime_extra", cJSON_CreateArray());
+}
+static void m2_extra_twice(cJSON *r)
+{
+    cJSON_AddNumberToObject(extra(r), "x", 1);
+    cJSON_AddNumberToObject(extra(r), "x", 2);
+}
+static void m2_extra_big(cJSON *r)
+{
+    size_t n = AOE_JOB_MAX_EXTRA;
+    char *s = malloc(n + 1);
+    cr_assert_not_null(s);
+    memset(s, 'a', n);
+    s[n] = '\0';
+    cJSON_AddStringToObject(extra(r), "blob", s);
+    free(s);
+}
+static void m2_mem_flags_len(cJSON *r)
+{
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItem(extra(r), "mem_flags"), 0);
+}
+static void m2_mem_flags_type(cJSON *r)
+{
+    set(extra(r), "mem_flags", cJSON_CreateObject());
+}
+static void m2_mem_flags_neg(cJSON *r)
+{
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItem(extra(r), "mem_flags"), 1, cJSON_CreateNumber(-1));
+}
+static void m2_mem_flags_scalar(cJSON *r)
+{
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItem(extra(r), "mem_flags"), 0, cJSON_CreateNumber(1));
+}
+static void m2_options_text_type(cJSON *r)
+{
+    set(extra(r), "options_text", cJSON_CreateNumber(1));
+}
+static void m2_options_text_differs(cJSON *r)
+{
+    set(extra(r), "options_text", cJSON_CreateString("-DA=2  -cl-mad-enable"));
+}
+static void m2_key_global(cJSON *r)
+{
+    cJSON_ReplaceItemInArray(obj(obj(r, "launch"), "global"), 0, cJSON_CreateNumber(128));
+}
+static void m2_key_entry(cJSON *r)
+{
+    set(obj(r, "program"), "entry", cJSON_CreateString("k2"));
+}
+static void m2_key_options(cJSON *r)
+{
+    cJSON_DeleteItemFromObject(extra(r), "options_text");
+    cJSON_AddItemToArray(obj(obj(r, "program"), "options"), cJSON_CreateString("-DB=1"));
+}
+static void m2_key_shared(cJSON *r)
+{
+    set(obj(r, "launch"), "dynamic_shared_bytes", cJSON_CreateNumber(64));
+}
+static void m2_key_ptx(cJSON *r)
+{
+    set(obj(r, "program"), "kind", cJSON_CreateString("ptx"));
+}
+static void m2_key_grid(cJSON *r)
+{
+    to_grid(r);
+    cJSON *l = obj(r, "launch");
+    cJSON_AddItemToObject(l, "block", cJSON_DetachItemFromObject(l, "local"));
+}
+
+Test(job, every_bad_format2_field_is_named)
+{
+    struct {
+        mutation m;
+        const char *field;
+    } cases[] = {
+        {m_format, "format"},
+        {m_runtime, "runtime"},
+        {m_fingerprint, "fingerprint"},
+        {m_key_missing, "key"},
+        {m_call_site, "call_site"},
+        {m_repeat, "repeat_tune"},
+        {m_space, "space"},
+        {m_budget_evals, "budget.max_evals"},
+        {m_args_type, "args"},
+        {m_arg_kind, "args[2].kind"},
+        {m_scalar_nodata, "args[0].data_b64"},
+        {m_buffer_size, "args[1].data_b64"},
+        {m_buffer_both, "args[1].data_b64"},
+        {m_null_arg_size, "args[4].size"},
+        {m2_op_missing, "op: missing"},
+        {m2_op_type, "op: expected an object"},
+        {m2_op_kind, "op.kind"},
+        {m2_op_unknown, "op.library: unknown field"},
+        {m2_op_name_on_kernel, "op.name"},
+        {m2_lib_no_name, "op.name: missing"},
+        {m2_lib_bad_name, "op.name"},
+        {m2_lib_long_name, "op.name"},
+        {m2_lib_program, "program: a library call has no program"},
+        {m2_lib_launch, "launch: a library call has no launch"},
+        {m2_lib_local_arg, "args[3].kind: a library call"},
+        {m2_lib_options_text, "runtime_extra.options_text: a library call"},
+        {m2_program_missing, "program: missing"},
+        {m2_program_type, "program: expected an object"},
+        {m2_program_kind, "program.kind"},
+        {m2_program_unknown, "program.kernel_name: unknown field"},
+        {m2_entry_missing, "program.entry: missing"},
+        {m2_entry_empty, "program.entry: empty"},
+        {m2_options_type, "program.options: expected an array"},
+        {m2_option_type, "program.options[1]"},
+        {m2_option_empty, "program.options[0]"},
+        {m2_source_missing, "program.source: missing"},
+        {m2_source_empty, "program.source: empty"},
+        {m2_source_with_binary, "program.binary_b64"},
+        {m2_binary_with_source, "program.source"},
+        {m2_cubin_bad, "program.binary_b64: not valid base64"},
+        {m2_cubin_missing, "program.binary_b64: missing"},
+        {m2_launch_missing, "launch: missing"},
+        {m2_launch_type, "launch: expected an object"},
+        {m2_launch_unknown, "launch.work_dim: unknown field"},
+        {m2_dims_missing, "launch.dims: missing"},
+        {m2_dims_big, "launch.dims"},
+        {m2_dims_zero, "launch.dims"},
+        {m2_global_and_grid, "launch.global: a launch has either global or grid"},
+        {m2_no_global, "launch.global: a launch has either global or grid"},
+        {m2_global_len, "launch.global: expected 2 entries"},
+        {m2_global_zero, "launch.global[1]"},
+        {m2_local_neg, "launch.local[0]"},
+        {m2_block_with_global, "launch.block"},
+        {m2_grid_no_block, "launch.block: missing"},
+        {m2_grid_with_local, "launch.local: a grid launch"},
+        {m2_grid_block_len, "launch.block: expected 2 entries"},
+        {m2_shared_neg, "launch.dynamic_shared_bytes"},
+        {m2_shared_big, "launch.dynamic_shared_bytes"},
+        {m2_shared_type, "launch.dynamic_shared_bytes"},
+        {m2_type_unknown, "args[1].type: expected one of bytes, f32"},
+        {m2_type_number, "args[1].type"},
+        {m2_type_size, "args[0].size: 4 bytes are not whole f64 elements"},
+        {m2_type_local_size, "args[3].size"},
+        {m2_type_on_null, "args[4].type"},
+        {m2_flags_in_arg, "args[1].flags: unknown field"},
+        {m2_v1_field, "kernel_name: unknown field"},
+        {m2_v1_work_dim, "work_dim: unknown field"},
+        {m2_twice, "runtime: appears twice"},
+        {m2_extra_type, "runtime_extra: expected an object"},
+        {m2_extra_twice, "runtime_extra.x: appears twice"},
+        {m2_extra_big, "runtime_extra: more than"},
+        {m2_mem_flags_len, "runtime_extra.mem_flags: expected an array of 5"},
+        {m2_mem_flags_type, "runtime_extra.mem_flags"},
+        {m2_mem_flags_neg, "runtime_extra.mem_flags[1]"},
+        {m2_mem_flags_scalar, "runtime_extra.mem_flags[0]: only buffer"},
+        {m2_options_text_type, "runtime_extra.options_text: expected a string"},
+        {m2_options_text_differs, "runtime_extra.options_text: does not split"},
+        {m2_key_global, "key: does not match"},
+        {m2_key_entry, "key: does not match"},
+        {m2_key_options, "key: does not match"},
+        {m2_key_shared, "key: does not match"},
+        {m2_key_ptx, "key: does not match"},
+        {m2_key_grid, "key: does not match"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_error_in(2, cases[i].m, cases[i].field);
+}
+
+/* The writer refuses what the reader would refuse, and writes nothing. */
+Test(job, writer_refuses_a_job_the_reader_would_refuse)
+{
+    aoe_job j = sample_job();
+    char *list[] = {"-DA=1", "-DB=2"};
+    aoe_job bad[10];
+    for (int i = 0; i < 10; i++) bad[i] = j;
+    static aoe_job_arg args[5];
+    memcpy(args, sample_args, sizeof args);
+    args[0].elem = AOE_ELEM_F64; /* 4 bytes are not an f64 */
+    bad[0].args = args;
+    bad[1].option_list = list; /* disagrees with options */
+    bad[1].noptions = 2;
+    bad[2].op = AOE_OP_LIBRARY_CALL;            /* with a program */
+    bad[3].launch_kind = AOE_LAUNCH_GRID_BLOCK; /* a grid without a block */
+    bad[3].has_local = 0;
+    bad[4].runtime = "Open CL";
+    static aoe_job_arg nullarg[5];
+    memcpy(nullarg, sample_args, sizeof nullarg);
+    nullarg[4].elem = AOE_ELEM_F32; /* a null argument has no type */
+    bad[5].args = nullarg;
+    bad[6].runtime_extra = "[1]";
+    bad[7].program_kind = AOE_JOB_PROG_CUBIN; /* bytes, but only source is set */
+    bad[8].dynamic_shared_bytes = 1ull << 33;
+    bad[9].kernel_name = "";
+    for (int i = 0; i < 10; i++) {
+        errno = 0;
+        cr_expect_eq(aoe_job_write(path_of("bad.job"), &bad[i]), -1, "case %d written", i);
+        cr_expect_eq(errno, EINVAL, "case %d: %s", i, strerror(errno));
+        cr_expect_eq(access(path_of("bad.job"), F_OK), -1, "case %d left a file", i);
+    }
+    /* the mapped fields in a caller's runtime_extra are replaced, not doubled */
+    aoe_job r;
+    char err[256] = "";
+    j.runtime_extra = "{\"mem_flags\":[9,9,9,9,9],\"options_text\":\"x\",\"keep\":true}";
+    cr_assert_eq(aoe_job_write(path_of("x.job"), &j), 0);
+    cr_assert_eq(aoe_job_read(path_of("x.job"), &r, err, sizeof err), 0, "%s", err);
+    cr_expect_str_eq(r.runtime_extra, "{\"keep\":true}");
+    cr_expect_eq(r.args[1].flags, 4);
+    cr_expect_str_eq(r.options, j.options);
+    aoe_job_free(&r);
+}
+
+/* runtime_extra may hold many members: the duplicate check stays fast (it
+ * pairwise, that is 1.8e9 comparisons here) and still names the field. */
+Test(job, many_runtime_extra_members_are_checked_quickly, .timeout = 30)
+{
+    enum { N = 60000 };
+    aoe_job r;
+    char err[256] = "", name[16];
+    for (int dup = 0; dup <= 1; dup++) {
+        cJSON *root = sample_json(2);
+        cJSON *ex = extra(root);
+        for (int i = 0; i < N; i++) {
+            snprintf(name, sizeof name, "m%d", dup && i == N - 1 ? 17 : i);
+            cJSON_AddItemToObject(ex, name, cJSON_CreateNumber(0));
+        }
+        int rc = parse_json(root, &r, err, sizeof err);
+        cJSON_Delete(root);
+        if (!dup) {
+            cr_expect_eq(rc, 0, "%s", err);
+            if (!rc) aoe_job_free(&r);
+        } else {
+            cr_expect_eq(rc, -1);
+            cr_expect_str_eq(err, "runtime_extra.m17: appears twice");
+        }
+    }
 }
