@@ -1,0 +1,4 @@
+/* The compiled-in executors, one X(name) each: X(opencl) stands for
+ * `aoe_exec_opencl` (tuner/exec_opencl.c) replaying jobs whose runtime is
+ * "opencl". A new runtime adds its executor files and one line here. */
+#define AOE_EXECUTORS(X) X(opencl)
