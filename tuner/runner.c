@@ -122,18 +122,20 @@ static unsigned synthetic_args(const aoe_job *job, char *out, size_t len)
     return n;
 }
 
-/* Establishes the reference (the default policy's outputs). A captured job
- * replays exactly what the program ran; when the default fails anyway, two
- * fallbacks: buffers that were not captured get zeros instead of float32
- * values (synthetic indices or sizes crash kernels), and after a crash no
- * buffer is poisoned while finding the outputs (a kernel that reads a buffer
- * it also writes may index with it). Returns 0, or -1 with a reason that
- * says which replays were tried. */
+/* The worker died of a signal (its own fault, or killed from outside). */
 static int crashed(aoe_exec_status st)
 {
     return st == AOE_EXEC_CRASH || st == AOE_EXEC_KILLED;
 }
 
+/* Establishes the reference (the default policy's outputs). A captured job
+ * replays exactly what the program ran; when the default fails anyway, two
+ * fallbacks: buffers that were not captured get zeros instead of float32
+ * values (synthetic indices or sizes crash kernels), and after a crash no
+ * buffer is poisoned while finding the outputs (a kernel that reads a buffer
+ * it also writes may index with it). Returns AOE_EXEC_OK, or the status (the
+ * first attempt's, or a later one that was not the job's fault) with a
+ * reason that says which replays were tried. */
 static aoe_exec_status open_reference(tctx *c, aoe_wrep *rep)
 {
     char synth[256], first[400], zeros[400] = "";
