@@ -33,6 +33,9 @@ typedef struct {
     uint64_t global[3];
     uint64_t local[3];
     int has_local;
+    /* The variant (NULL: the job's own), for what is neither a compiler
+     * option nor a size, such as a library call's attributes. */
+    const aoe_policy *policy;
 } aoe_exec_launch;
 
 /* What the protocol learns about the job's default program (inspect). */

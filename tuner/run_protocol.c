@@ -223,6 +223,7 @@ static aoe_exec_status variant(aoe_protocol *p, const aoe_policy *pol, aoe_exec_
         snprintf(detail, len, "a program built from a binary cannot take -D values");
         return AOE_EXEC_REFUSED;
     }
+    l->policy = pol;
     l->work_dim = pol->work_dim ? pol->work_dim : job->work_dim;
     for (uint32_t d = 0; d < l->work_dim && d < 3; d++) {
         l->global[d] = pol->global[d];

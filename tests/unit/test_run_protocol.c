@@ -20,12 +20,13 @@
 static struct {
     atomic_int builds; /* build calls (from several threads at once) */
     int timed, untimed, flushes, resets, guard_resets;
-    double us;               /* what a timed run reports */
-    int write_guard;         /* runs write one byte just past the output */
-    uint8_t out_before;      /* the output's first byte when the last run began */
-    aoe_exec_status open_as; /* open fails with this */
-    int max_local;           /* a launch with a larger local size is refused (0: any) */
-    char last_options[256];  /* options of the program last run */
+    double us;                     /* what a timed run reports */
+    int write_guard;               /* runs write one byte just past the output */
+    uint8_t out_before;            /* the output's first byte when the last run began */
+    aoe_exec_status open_as;       /* open fails with this */
+    int max_local;                 /* a launch with a larger local size is refused (0: any) */
+    char last_options[256];        /* options of the program last run */
+    const aoe_policy *last_policy; /* the policy the last run was given */
 } F;
 
 struct aoe_exec {
@@ -122,6 +123,7 @@ static aoe_exec_status f_run(aoe_exec *ex, aoe_exec_program *p, const aoe_exec_l
     for (uint64_t i = 0; i < ex->size[1]; i++) out[i] = (uint8_t)(in[i] + 1);
     if (F.write_guard) out[ex->size[1]] ^= 0xFF;
     snprintf(F.last_options, sizeof F.last_options, "%s", p->options);
+    F.last_policy = l->policy;
     if (device_us) {
         F.timed++;
         *device_us = F.us;
@@ -296,6 +298,7 @@ Test(run_protocol, a_verified_run_is_then_timed_with_flushes)
     cr_expect_eq(t.median_us, 12.5);
     cr_expect_eq(t.spread_us, 0);
     cr_expect_str_eq(F.last_options, "-cl-fast-relaxed-math", "the job's own options");
+    cr_expect_null(F.last_policy, "the job's own launch has no policy");
     cr_expect(!t.abandoned);
     aoe_protocol_close(p);
 }
@@ -339,6 +342,7 @@ Test(run_protocol, identical_options_are_built_once)
     cr_expect_eq(atomic_load(&F.builds), 4, "measured: nothing rebuilt");
     cr_expect_eq(aoe_protocol_programs(p), 4);
     cr_expect_str_eq(F.last_options, "-cl-fast-relaxed-math -DTS=1");
+    cr_expect_eq(F.last_policy, &pols[5], "the run sees its policy");
     aoe_policy fresh = define("TS", 8);
     cr_expect_eq(aoe_protocol_measure(p, &fresh, &once, NULL, NULL, &t, why, sizeof why),
                  AOE_EXEC_OK);
