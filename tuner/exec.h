@@ -5,8 +5,9 @@
  * lives in tuner/run_protocol.c, which calls these.
  *
  * Every primitive that can fail returns an aoe_exec_status and writes one
- * line for people into detail (never starting with the category: the caller
- * shows "<category>: <detail>"). Calls come from one thread, except `build`,
+ * line for people into detail, without the category (a failed variant is
+ * shown as "<category>: <detail>"; a failed open as its detail alone, which
+ * names the runtime). Calls come from one thread, except `build`,
  * which the protocol calls from several threads at once (parallel builds;
  * each call builds its own program). */
 #ifndef AOE_EXEC_H
