@@ -90,28 +90,30 @@ static void print_row(run_ctx *x, const aoe_tune_row *row)
     fflush(stdout);
 }
 
-static int tune_one(void *ctx, const char *path, const aoe_job *job, char *err, size_t errlen)
+static aoe_exec_status tune_one(void *ctx, const char *path, const aoe_job *job, char *err,
+                                size_t errlen)
 {
     run_ctx *x = ctx;
     aoe_tune_options o;
     aoe_tune_row *row = add_row(x, path);
     if (!row) {
         snprintf(err, errlen, "out of memory");
-        return -1;
+        return AOE_EXEC_OUT_OF_MEMORY;
     }
     options_for(x, job, &o);
     x->kernel = job->kernel_name;
     x->last_line = 0;
-    int rc = aoe_tune_job(job, &o, &row->r);
+    aoe_exec_status st = AOE_EXEC_OK;
+    if (aoe_tune_job(job, &o, &row->r)) st = row->r.status ? row->r.status : AOE_EXEC_RUNTIME_ERROR;
     if (x->tty) fprintf(stderr, "\n");
-    if (rc) {
+    if (st) {
         snprintf(err, errlen, "%s", row->r.error);
         if (!x->c->json) fprintf(stderr, "aoe tune: %s: %s\n", path, row->r.error);
-    } else if (!x->c->json && strncmp(row->r.replay, "captured", 8) && row->r.replay[0]) {
+    } else if (!x->c->json && row->r.replay_synthetic) {
         fprintf(stderr, "aoe tune: %s: replayed with %s\n", path, row->r.replay);
     }
     print_row(x, row);
-    return rc;
+    return st;
 }
 
 static int known(void *ctx, const aoe_job *job)

@@ -1,91 +1,108 @@
-/* The executor: replays one job's kernel on its device. Runtime-neutral
- * interface; one implementation per runtime (tuner/exec_<runtime>.c). It
- * compiles variants (identical options once, several in parallel), runs them
- * with inputs restored and outputs poisoned before every run, flushes the
- * device cache between timed runs, and times them with device events. */
+/* The executor contract, version 2: the small primitives one runtime provides
+ * to replay a job's kernel on its device (tuner/exec_<runtime>.c). Everything
+ * runtime-neutral (warm-up, the verified first run, the timed loop, the
+ * program cache, parallel builds, synthetic data, poison and guard bytes)
+ * lives in tuner/run_protocol.c, which calls these.
+ *
+ * Every primitive that can fail returns an aoe_exec_status and writes one
+ * line for people into detail, without the category (a failed variant is
+ * shown as "<category>: <detail>"; a failed open as its detail alone, which
+ * names the runtime). Calls come from one thread, except `build`,
+ * which the protocol calls from several threads at once (parallel builds;
+ * each call builds its own program). */
 #ifndef AOE_EXEC_H
 #define AOE_EXEC_H
 
-#include "store/record.h"
 #include "jobs/job.h"
 #include "space/space.h"
+#include "store/record.h"
+#include "tuner/exec_status.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct aoe_exec aoe_exec;
+#define AOE_EXEC_OPS_VERSION 2
 
-/* How one variant is measured. */
+typedef struct aoe_exec aoe_exec;                 /* one open job: device, context, buffers */
+typedef struct aoe_exec_program aoe_exec_program; /* one built variant of the job's program */
+
+/* A launch: `global` work items in `local`-sized groups per dimension
+ * (a grid+block runtime launches global/local blocks of `local` threads);
+ * has_local 0 lets the runtime choose the group size. */
 typedef struct {
-    int warmup;       /* untimed runs before timing (the first one is verified) */
-    int min_reps;     /* timed runs at least ... */
-    int max_reps;     /* ... and at most (0: no timed runs, only the verified run) */
-    double budget_s;  /* stop after min_reps once this much wall time is spent */
-    double cutoff_us; /* abandon after 3 timed runs when the median exceeds it (0 = never) */
-} aoe_measure_opts;
+    uint32_t work_dim; /* 1..3 */
+    uint64_t global[3];
+    uint64_t local[3];
+    int has_local;
+    /* The variant (NULL: the job's own), for what is neither a compiler
+     * option nor a size, such as a library call's attributes. */
+    const aoe_policy *policy;
+} aoe_exec_launch;
 
+/* What the protocol learns about the job's default program (inspect). */
 typedef struct {
-    double median_us, spread_us; /* spread: scaled median absolute deviation */
-    int runs;                    /* timed runs */
-    int abandoned;               /* stopped early: clearly slower than cutoff_us */
-} aoe_timing;
-
-/* The contents of every argument after the verified (first) run: data[i] is
- * NULL for arguments that are not buffers. Owned by the executor, valid until
- * the next aoe_exec_measure call. oob_bytes counts guard-zone bytes (around
- * every buffer) that the run overwrote: an out-of-bounds write. */
-typedef struct {
-    uint32_t nargs;
-    const uint8_t *const *data;
-    const uint64_t *size;
-    uint64_t oob_bytes;
-    int oob_arg; /* first argument whose guard was hit, -1 if none */
-} aoe_outputs;
-
-/* Called after the verified run; non-zero skips the timing (the variant failed). */
-typedef int (*aoe_outputs_check_fn)(void *ctx, const aoe_outputs *outs);
+    aoe_device_limits limits; /* the device's and the kernel's */
+    uint8_t *read_only; /* per argument (nargs entries, zeroed by the caller): 1 when the program
+                           declares the kernel never writes that buffer */
+} aoe_exec_info;
 
 typedef struct aoe_exec_ops {
-    aoe_exec *(*open)(const aoe_job *job, char *err, size_t errlen);
-    /* Limits of the device and of the default program's kernel. */
-    void (*limits)(aoe_exec *ex, aoe_device_limits *out);
-    /* Which buffers are filled with `poison` before each run (pure outputs);
-     * the others are restored to their captured/synthetic contents. NULL:
-     * none. poisoned has job->nargs entries. */
-    void (*set_poison)(aoe_exec *ex, const uint8_t *poisoned, uint8_t poison);
-    /* Compiles the variants' programs ahead (in parallel, up to `parallel`
-     * at once); failures are kept and reported by measure. */
-    void (*prepare)(aoe_exec *ex, const aoe_policy *pols, size_t n, int parallel);
-    /* Runs policy pol (NULL: the job's own options and sizes): one verified
-     * run (check may reject it), then the timed runs. Returns 0, or -1 with a
-     * reason in err (build failure, runtime error, rejected by check). */
-    int (*measure)(aoe_exec *ex, const aoe_policy *pol, const aoe_measure_opts *opt,
-                   aoe_outputs_check_fn check, void *check_ctx, aoe_timing *out, char *err,
-                   size_t errlen);
-    /* The contents buffer argument `arg` is restored to before each run
-     * (captured or synthetic), NULL for other arguments. */
-    const uint8_t *(*input)(aoe_exec *ex, uint32_t arg);
-    void (*close)(aoe_exec *ex);
-    /* Non-zero when the program declared that the kernel only reads buffer
-     * argument `arg` (created read-only, or a const / constant-space
-     * parameter): such a buffer is an input and is never poisoned. */
-    int (*read_only)(aoe_exec *ex, uint32_t arg);
+    int version;         /* AOE_EXEC_OPS_VERSION: the struct may only grow */
+    const char *runtime; /* the job runtime it replays ("opencl") */
+    /* Loads the runtime's library (dlopen: `aoe` links none) and opens the
+     * device the job's fingerprint names. NO_RUNTIME when the library is
+     * absent, NO_DEVICE when no device matches. */
+    aoe_exec_status (*open)(const aoe_job *job, aoe_exec **out, char *detail, size_t len);
+    /* Creates buffer argument `arg` (size bytes) inside an allocation with at
+     * least `guard` bytes on each side, and keeps `init` (size bytes) on the
+     * device as what reset restores. *front: the guard bytes actually before
+     * the data (rounded up to the device's alignment); `guard` after it. */
+    aoe_exec_status (*buffer)(aoe_exec *ex, uint32_t arg, uint64_t size, uint64_t guard,
+                              const uint8_t *init, uint64_t *front, char *detail, size_t len);
+    /* Builds the job's program with these compiler options (thread-safe). */
+    aoe_exec_status (*build)(aoe_exec *ex, const char *options, aoe_exec_program **out,
+                             char *detail, size_t len);
+    /* Limits and read-only arguments of the job's kernel in program p. */
+    aoe_exec_status (*inspect)(aoe_exec *ex, aoe_exec_program *p, aoe_exec_info *info, char *detail,
+                               size_t len);
+    /* Before a run: every buffer restored to its init contents, or filled
+     * with `poison` where poisoned[arg] (NULL: none); with guard >= 0 every
+     * guard zone is filled with that byte. */
+    aoe_exec_status (*reset)(aoe_exec *ex, const uint8_t *poisoned, uint8_t poison, int guard,
+                             char *detail, size_t len);
+    /* Runs the job's kernel of p with the job's arguments, to completion.
+     * device_us: NULL for an untimed run, else the device time (events).
+     * REFUSED when the runtime rejects the launch configuration. */
+    aoe_exec_status (*run)(aoe_exec *ex, aoe_exec_program *p, const aoe_exec_launch *l,
+                           double *device_us, char *detail, size_t len);
+    /* Evicts the job's data from the device caches (before a timed run);
+     * `round` varies what is written. Best effort. */
+    void (*flush)(aoe_exec *ex, unsigned round);
+    /* Reads buffer argument arg back: its size bytes into data, the guard
+     * bytes before it (front) and after it (guard) into the other two. */
+    aoe_exec_status (*read)(aoe_exec *ex, uint32_t arg, uint8_t *data, uint8_t *front,
+                            uint8_t *back, char *detail, size_t len);
+    void (*release)(aoe_exec *ex, aoe_exec_program *p);
+    void (*close)(aoe_exec *ex); /* also after a failed open's partial state; NULL is fine */
 } aoe_exec_ops;
 
-extern const aoe_exec_ops aoe_exec_opencl;
+/* Every compiled-in executor, declared from the list in exec_list.h. */
+#define AOE_EXEC_DECLARE(name) extern const aoe_exec_ops aoe_exec_##name;
+#include "tuner/exec_list.h"
+AOE_EXECUTORS(AOE_EXEC_DECLARE)
+#undef AOE_EXEC_DECLARE
 
-/* The executor for job->runtime, or NULL when the runtime is not supported. */
-static inline const aoe_exec_ops *aoe_exec_for(const aoe_job *job)
-{
-    if (job && job->runtime && job->runtime[0] == 'o' && !__builtin_strcmp(job->runtime, "opencl"))
-        return &aoe_exec_opencl;
-    return 0;
-}
+/* The executor whose runtime is `runtime`, or NULL. */
+const aoe_exec_ops *aoe_exec_find(const char *runtime);
+
+/* The executor for job->runtime; NULL with "no executor for runtime 'x' in
+ * this build" in detail when there is none. */
+const aoe_exec_ops *aoe_exec_for(const aoe_job *job, char *detail, size_t len);
 
 /* Build options of a variant: the program's own options plus -DNAME=value for
- * every define parameter. Refuses (returns -1, reason in err) a parameter the
- * program already sets with -D. Shared by executors. */
-int aoe_exec_variant_options(const char *base, const aoe_policy *pol, char *out, size_t outlen,
-                             char *err, size_t errlen);
+ * every define parameter. REFUSED (reason in detail) for a parameter the
+ * program already sets with -D; RUNTIME_ERROR when the options do not fit. */
+aoe_exec_status aoe_exec_variant_options(const char *base, const aoe_policy *pol, char *out,
+                                         size_t outlen, char *detail, size_t len);
 
 #endif

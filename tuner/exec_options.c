@@ -22,8 +22,8 @@ static int sets_macro(const char *opts, const char *name)
     return 0;
 }
 
-int aoe_exec_variant_options(const char *base, const aoe_policy *pol, char *out, size_t outlen,
-                             char *err, size_t errlen)
+aoe_exec_status aoe_exec_variant_options(const char *base, const aoe_policy *pol, char *out,
+                                         size_t outlen, char *err, size_t errlen)
 {
     if (!base) base = "";
     int n = snprintf(out, outlen, "%s", base);
@@ -33,15 +33,15 @@ int aoe_exec_variant_options(const char *base, const aoe_policy *pol, char *out,
         if (!p->is_define) continue;
         if (sets_macro(base, p->name)) {
             snprintf(err, errlen, "the program sets -D%s itself; it is never overridden", p->name);
-            return -1;
+            return AOE_EXEC_REFUSED;
         }
         int m = snprintf(out + n, outlen - (size_t)n, "%s-D%s=%" PRId64, n ? " " : "", p->name,
                          p->value);
         if (m < 0 || (size_t)(n + m) >= outlen) goto too_long;
         n += m;
     }
-    return 0;
+    return AOE_EXEC_OK;
 too_long:
     snprintf(err, errlen, "build options longer than %zu bytes", outlen);
-    return -1;
+    return AOE_EXEC_RUNTIME_ERROR;
 }

@@ -21,8 +21,9 @@
 
 struct aoe_worker {
     pid_t pid;
-    int fd;       /* parent's end of the socketpair */
-    int crash_fd; /* read end of the crash-report pipe */
+    int fd;                  /* parent's end of the socketpair */
+    int crash_fd;            /* read end of the crash-report pipe */
+    aoe_exec_status failure; /* how the last call ended, when it failed */
 };
 
 static int g_crash_fd = -1; /* child only: where the signal handler reports */
@@ -210,12 +211,19 @@ static void bury(aoe_worker *w, int kill_first, char *reason, size_t reasonlen)
     fcntl(w->crash_fd, F_SETFL, fl | O_NONBLOCK);
     n = read(w->crash_fd, report, sizeof report - 1);
     report[n > 0 ? n : 0] = '\0';
-    if (kill_first) return; /* the caller wrote the timeout reason */
+    if (kill_first) { /* the caller wrote the timeout reason */
+        w->failure = AOE_EXEC_TIMEOUT;
+        return;
+    }
+    /* SIGKILL comes from outside (the out-of-memory killer): not the variant's fault. */
+    int killed = !n && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    w->failure = n > 0 || WIFSIGNALED(status) ? AOE_EXEC_CRASH : AOE_EXEC_WORKER_EXITED;
+    if (killed) w->failure = AOE_EXEC_KILLED;
     if (n > 0)
         snprintf(reason, reasonlen, "crash: %s", report);
     else if (WIFSIGNALED(status))
-        snprintf(reason, reasonlen, "crash: signal %d (%s) in the worker; no backtrace",
-                 WTERMSIG(status), strsignal(WTERMSIG(status)));
+        snprintf(reason, reasonlen, "%s: signal %d (%s) in the worker; no backtrace",
+                 killed ? "killed" : "crash", WTERMSIG(status), strsignal(WTERMSIG(status)));
     else
         snprintf(reason, reasonlen, "worker exited: status %d without answering",
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -232,6 +240,7 @@ int aoe_worker_call(aoe_worker *w, const void *req, size_t reqlen, void *reply, 
 {
     if (!w || w->pid <= 0) {
         snprintf(reason, reasonlen, "worker exited: no worker");
+        if (w && !w->failure) w->failure = AOE_EXEC_WORKER_EXITED;
         return -1;
     }
     if (reqlen && aoe_write_full(w->fd, req, reqlen)) {
@@ -262,6 +271,11 @@ int aoe_worker_call(aoe_worker *w, const void *req, size_t reqlen, void *reply, 
         got += (size_t)n;
     }
     return 0;
+}
+
+aoe_exec_status aoe_worker_failure(const aoe_worker *w)
+{
+    return w ? w->failure : AOE_EXEC_WORKER_EXITED;
 }
 
 int aoe_worker_alive(const aoe_worker *w)

@@ -8,6 +8,8 @@
 #ifndef AOE_ISOLATE_H
 #define AOE_ISOLATE_H
 
+#include "tuner/exec_status.h"
+
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -22,10 +24,15 @@ aoe_worker *aoe_worker_start(aoe_worker_fn fn, void *ctx, char *err, size_t errl
 
 /* Sends reqlen bytes and waits up to timeout_s for exactly replylen bytes.
  * Returns 0, or -1 with a reason: "crash: SIGSEGV (Segmentation fault) in the
- * worker; backtrace: f <- g <- ...", "timeout: ...", "worker exited: ...".
+ * worker; backtrace: f <- g <- ...", "killed: signal 9 ...", "timeout: ...", "worker exited: ...".
  * After -1 the worker is dead and reaped. */
 int aoe_worker_call(aoe_worker *w, const void *req, size_t reqlen, void *reply, size_t replylen,
                     double timeout_s, char *reason, size_t reasonlen);
+
+/* Why the last aoe_worker_call or aoe_worker_send failed: AOE_EXEC_CRASH,
+ * AOE_EXEC_KILLED (SIGKILL from outside, e.g. the out-of-memory killer),
+ * AOE_EXEC_TIMEOUT or AOE_EXEC_WORKER_EXITED; AOE_EXEC_OK while none has. */
+aoe_exec_status aoe_worker_failure(const aoe_worker *w);
 
 /* Sends extra bytes after a request (variable-length payloads). 0 or -1. */
 int aoe_worker_send(aoe_worker *w, const void *data, size_t len);

@@ -42,10 +42,9 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void aoe_tune_note_failure(aoe_tune_result *r, const char *reason)
+void aoe_tune_note_failure(aoe_tune_result *r, aoe_exec_status st, const char *reason)
 {
-    char cat[32];
-    aoe_reason_category(reason, cat, sizeof cat);
+    const char *cat = aoe_exec_status_name(st);
     r->failures++;
     for (unsigned i = 0; i < r->nreasons; i++)
         if (!strcmp(r->reasons[i].category, cat)) {
@@ -54,49 +53,53 @@ void aoe_tune_note_failure(aoe_tune_result *r, const char *reason)
         }
     if (r->nreasons == AOE_TUNE_MAX_REASONS) return;
     aoe_fail_reason *f = &r->reasons[r->nreasons++];
+    f->status = st;
     snprintf(f->category, sizeof f->category, "%s", cat);
     snprintf(f->example, sizeof f->example, "%s", reason);
     f->count = 1;
 }
 
-/* Sends one request; a dead worker becomes a reason. */
-static int ask(tctx *c, const aoe_wreq *q, const void *extra, size_t extralen, aoe_wrep *rep,
-               double timeout_s)
+/* Sends one request; a dead worker becomes a status (crash, timeout, ...)
+ * and a reason. Returns rep->status. */
+static aoe_exec_status ask(tctx *c, const aoe_wreq *q, const void *extra, size_t extralen,
+                           aoe_wrep *rep, double timeout_s)
 {
     memset(rep, 0, sizeof *rep);
     if (extralen) {
         if (aoe_worker_send(c->w, q, sizeof *q) || aoe_worker_send(c->w, extra, extralen)) {
             aoe_worker_call(c->w, NULL, 0, rep, sizeof *rep, 1, rep->reason, sizeof rep->reason);
-            rep->status = -1;
-            return -1;
+            return rep->status = aoe_worker_failure(c->w);
         }
         q = NULL;
     }
     if (aoe_worker_call(c->w, q, q ? sizeof *q : 0, rep, sizeof *rep, timeout_s, rep->reason,
                         sizeof rep->reason)) {
-        rep->status = -1;
-        return -1;
+        memset(&rep->timing, 0, sizeof rep->timing);
+        rep->default_ran = 0;
+        return rep->status = aoe_worker_failure(c->w);
     }
     return rep->status;
 }
 
 /* A live worker with the device open and the reference established. */
-static int ensure_worker(tctx *c, aoe_wrep *rep)
+static aoe_exec_status ensure_worker(tctx *c, aoe_wrep *rep)
 {
-    if (aoe_worker_alive(c->w)) return 0;
+    if (aoe_worker_alive(c->w)) return AOE_EXEC_OK;
     if (c->w) aoe_worker_stop(c->w);
     char err[256];
     c->w = aoe_worker_start(aoe_runner_worker_main, (void *)c->job, err, sizeof err);
     if (!c->w) {
+        memset(rep, 0, sizeof *rep);
         snprintf(rep->reason, sizeof rep->reason, "runtime error: starting a worker: %s", err);
-        return -1;
+        return rep->status = AOE_EXEC_NO_WORKER;
     }
     aoe_wreq q = {.op = AOE_WOP_OPEN, .tol = c->tol, .replay = c->replay};
     return ask(c, &q, NULL, 0, rep, 3 * c->o->variant_timeout_s + 10);
 }
 
-/* Opens a fresh worker with the replay mode `replay`; 0 or -1 (rep->reason). */
-static int open_as(tctx *c, int replay, aoe_wrep *rep)
+/* Opens a fresh worker with the replay mode `replay`; AOE_EXEC_OK or why
+ * not (rep->reason). */
+static aoe_exec_status open_as(tctx *c, int replay, aoe_wrep *rep)
 {
     if (c->w) aoe_worker_stop(c->w); /* a worker whose OPEN failed keeps no usable state */
     c->w = NULL;
@@ -119,53 +122,65 @@ static unsigned synthetic_args(const aoe_job *job, char *out, size_t len)
     return n;
 }
 
+/* The worker died of a signal (its own fault, or killed from outside). */
+static int crashed(aoe_exec_status st)
+{
+    return st == AOE_EXEC_CRASH || st == AOE_EXEC_KILLED;
+}
+
 /* Establishes the reference (the default policy's outputs). A captured job
  * replays exactly what the program ran; when the default fails anyway, two
  * fallbacks: buffers that were not captured get zeros instead of float32
  * values (synthetic indices or sizes crash kernels), and after a crash no
  * buffer is poisoned while finding the outputs (a kernel that reads a buffer
- * it also writes may index with it). Returns 0, or -1 with a reason that
- * says which replays were tried. */
-static int open_reference(tctx *c, aoe_wrep *rep)
+ * it also writes may index with it). Returns AOE_EXEC_OK, or the status (the
+ * first attempt's, or a later one that was not the job's fault) with a
+ * reason that says which replays were tried. */
+static aoe_exec_status open_reference(tctx *c, aoe_wrep *rep)
 {
     char synth[256], first[400], zeros[400] = "";
     unsigned nsynth = synthetic_args(c->job, synth, sizeof synth);
-    if (!open_as(c, 0, rep)) return 0;
+    aoe_exec_status st = open_as(c, 0, rep), why = st;
+    if (!st) return AOE_EXEC_OK;
     snprintf(first, sizeof first, "%.399s", rep->reason);
     /* Only a failure of the default's runs depends on the data (not a missing
      * device or a build error). */
-    int ran = !strncmp(rep->reason, "crash", 5) || !strncmp(rep->reason, "timeout", 7) ||
-              !strncmp(rep->reason, "the default policy", 18);
-    int crashed = !strncmp(rep->reason, "crash", 5);
-    if (!ran) return -1;
+    int ran = crashed(st) || st == AOE_EXEC_TIMEOUT || rep->default_ran;
+    int crash = crashed(st);
+    if (!ran) return st;
     if (nsynth) {
-        if (!open_as(c, AOE_REPLAY_ZERO_SYNTH, rep)) return 0;
+        if (!(st = open_as(c, AOE_REPLAY_ZERO_SYNTH, rep))) return AOE_EXEC_OK;
         snprintf(zeros, sizeof zeros, "%.399s", rep->reason);
-        crashed = !strncmp(rep->reason, "crash", 5);
+        crash = crashed(st);
+        /* the job's status: the first attempt's, unless a later one was not its fault */
+        if (aoe_exec_status_transient(st)) why = st;
     }
-    if (crashed && !open_as(c, c->replay | AOE_REPLAY_NO_POISON, rep)) return 0;
+    if (crash && !(st = open_as(c, c->replay | AOE_REPLAY_NO_POISON, rep))) return AOE_EXEC_OK;
+    if (aoe_exec_status_transient(st)) why = st;
     char last[400];
     snprintf(last, sizeof last, "%.399s", rep->reason);
     if (nsynth)
         snprintf(rep->reason, sizeof rep->reason,
                  "cannot be replayed on synthetic data: %s not captured (larger than "
                  "AOE_CAPTURE_LIMIT_MB); with float32 data: %.300s; with zeros: %.300s",
-                 synth, first, crashed ? last : zeros);
-    else if (crashed)
+                 synth, first, crash ? last : zeros);
+    else if (crash)
         snprintf(rep->reason, sizeof rep->reason, "%.500s (also without poisoning outputs: %.300s)",
                  first, last);
     else
         snprintf(rep->reason, sizeof rep->reason, "%s", first);
-    return -1;
+    return rep->status = why;
 }
 
-static void describe_replay(int replay, const aoe_job *job, char *out, size_t len)
+static void describe_replay(int replay, const aoe_job *job, aoe_tune_result *r)
 {
     char synth[256];
-    const char *data = !synthetic_args(job, synth, sizeof synth) ? "captured"
-                       : replay & AOE_REPLAY_ZERO_SYNTH          ? "synthetic zeros"
-                                                                 : "synthetic float32";
-    snprintf(out, len, "%s%s", data, replay & AOE_REPLAY_NO_POISON ? ", outputs not poisoned" : "");
+    r->replay_synthetic = synthetic_args(job, synth, sizeof synth) != 0;
+    const char *data = !r->replay_synthetic             ? "captured"
+                       : replay & AOE_REPLAY_ZERO_SYNTH ? "synthetic zeros"
+                                                        : "synthetic float32";
+    snprintf(r->replay, sizeof r->replay, "%s%s", data,
+             replay & AOE_REPLAY_NO_POISON ? ", outputs not poisoned" : "");
 }
 
 static void prepare_from(tctx *c, size_t config)
@@ -192,14 +207,14 @@ static double eval(void *ctx, size_t config)
     aoe_policy pol;
     if (c->restart_failures >= MAX_RESTART_FAILURES || now_s() > c->deadline) return -1;
     if (aoe_space_policy(c->sp, c->job, config, &pol)) {
-        aoe_tune_note_failure(c->r, "refused: no policy for this configuration");
+        aoe_tune_note_failure(c->r, AOE_EXEC_REFUSED, "refused: no policy for this configuration");
         return -1;
     }
     if (ensure_worker(c, &rep)) {
         c->restart_failures++;
         char why[1100];
         snprintf(why, sizeof why, "runtime error: restarting the worker: %s", rep.reason);
-        aoe_tune_note_failure(c->r, why);
+        aoe_tune_note_failure(c->r, AOE_EXEC_RUNTIME_ERROR, why);
         return -1;
     }
     c->restart_failures = 0;
@@ -211,7 +226,7 @@ static double eval(void *ctx, size_t config)
     c->r->evaluations++;
     if (rep.status) {
         AOE_DEBUG("variant %zu failed: %s", config, rep.reason);
-        aoe_tune_note_failure(c->r, rep.reason);
+        aoe_tune_note_failure(c->r, rep.status, rep.reason);
         return -1;
     }
     double t = rep.timing.median_us > 0 ? rep.timing.median_us : 1e-3;
@@ -259,7 +274,7 @@ static int confirm_once(tctx *c, const aoe_wreq *q, aoe_timing *out)
 {
     aoe_wrep rep;
     if (ensure_worker(c, &rep) || ask(c, q, NULL, 0, &rep, c->o->variant_timeout_s)) {
-        if (q->op == AOE_WOP_VARIANT) aoe_tune_note_failure(c->r, rep.reason);
+        if (q->op == AOE_WOP_VARIANT) aoe_tune_note_failure(c->r, rep.status, rep.reason);
         return -1;
     }
     *out = rep.timing;
@@ -348,6 +363,7 @@ static void write_record(const aoe_job *job, const aoe_tune_options *o, aoe_tune
     r->put = aoe_bank_put_if_better(o->bank, job->fingerprint, &job->key, &rec, margin);
     if (r->put == AOE_PUT_ERROR) {
         r->ok = 0;
+        r->status = AOE_EXEC_IO_ERROR;
         snprintf(r->error, sizeof r->error, "writing the result to the bank failed");
     }
 }
@@ -366,22 +382,27 @@ int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result 
     c.deadline = t0 + o->time_limit_s;
     c.tol = (aoe_tolerance){AOE_TOLERANCE_REL_L2, AOE_TOLERANCE_MAX_ABS, false};
 
+    r->status = AOE_EXEC_REFUSED;
     if (aoe_worker_memory_check(job, o->max_mb, r->error, sizeof r->error)) goto done;
-    if (open_reference(&c, &rep)) {
+    r->status = AOE_EXEC_UNSUPPORTED;
+    if (!aoe_exec_for(job, r->error, sizeof r->error)) goto done;
+    if ((r->status = open_reference(&c, &rep))) {
         snprintf(r->error, sizeof r->error, "%s", rep.reason);
         goto done;
     }
-    describe_replay(c.replay, job, r->replay, sizeof r->replay);
+    describe_replay(c.replay, job, r);
     r->default_us = r->best_us = rep.timing.median_us;
     r->default_spread_us = r->best_spread_us = rep.timing.spread_us;
     default_policy(job, &r->best);
     if (o->dry_run) {
         r->ok = 1;
+        r->status = AOE_EXEC_OK;
         goto done;
     }
     char err[512];
     c.sp = aoe_space_build(job, &rep.limits, &o->space, err, sizeof err);
     if (!c.sp) {
+        r->status = AOE_EXEC_NOTHING_TO_TUNE;
         snprintf(r->error, sizeof r->error, "nothing to tune: %s", err);
         goto done;
     }
@@ -399,11 +420,13 @@ int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result 
     if (b.time_limit_s < 0.001) b.time_limit_s = 0.001;
     aoe_search_result res;
     if (aoe_strategy_run(o->strategy, ss, eval, &c, &b, &res)) {
+        r->status = AOE_EXEC_UNSUPPORTED;
         snprintf(r->error, sizeof r->error, "unknown strategy '%s'", o->strategy);
         goto done;
     }
     confirm(&c, res.best_config);
     r->ok = 1;
+    r->status = AOE_EXEC_OK;
 done:
     r->seconds = now_s() - t0;
     if (r->ok && !o->dry_run && o->bank) write_record(job, o, r);

@@ -9,6 +9,7 @@
 #include "store/record.h"
 #include "jobs/job.h"
 #include "space/space.h"
+#include "tuner/exec_status.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -34,14 +35,16 @@ typedef struct {
 #define AOE_TUNE_MAX_REASONS 8
 
 typedef struct {
-    char category[32]; /* "crash", "timeout", "wrong result", ... */
+    aoe_exec_status status;
+    char category[32]; /* its name: "crash", "timeout", "wrong result", ... */
     unsigned count;
     char example[512]; /* the first full reason of this category */
 } aoe_fail_reason;
 
 typedef struct {
-    int ok;           /* 1: measured/tuned; 0: the job failed (error) */
-    char error[1024]; /* why the job failed */
+    int ok;                 /* 1: measured/tuned; 0: the job failed (error) */
+    aoe_exec_status status; /* AOE_EXEC_OK, or why the job failed */
+    char error[1024];       /* why the job failed, for people */
     char kernel[AOE_KERNEL_NAME_LEN];
     char key_hex[33];
     char space[256];
@@ -56,6 +59,7 @@ typedef struct {
     /* How the job's data was replayed: "captured", "synthetic float32" or
      * "synthetic zeros", plus ", outputs not poisoned" after a fallback. */
     char replay[64];
+    int replay_synthetic; /* some buffers replayed with synthetic contents */
     unsigned nreasons;
     aoe_fail_reason reasons[AOE_TUNE_MAX_REASONS];
 } aoe_tune_result;
@@ -63,7 +67,7 @@ typedef struct {
 /* Returns 0 when the job was tuned (or measured), -1 when it failed (r->error). */
 int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result *r);
 
-/* Adds a failure reason to the result's per-category counts. */
-void aoe_tune_note_failure(aoe_tune_result *r, const char *reason);
+/* Adds a failed variant (its status and reason) to the per-category counts. */
+void aoe_tune_note_failure(aoe_tune_result *r, aoe_exec_status st, const char *reason);
 
 #endif

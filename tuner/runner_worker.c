@@ -2,7 +2,7 @@
  * in a child process the tuner can lose without harm. */
 #include "tuner/runner_worker.h"
 #include "tuner/isolate.h"
-#include "tuner/verify.h"
+#include "tuner/verify_status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@ typedef struct {
     aoe_job zero_job; /* the job with zero-filled synthetic buffers (AOE_REPLAY_ZERO_SYNTH) */
     int replay;       /* AOE_REPLAY_* bits of the OPEN request */
     const aoe_exec_ops *ops;
-    aoe_exec *ex;
+    aoe_protocol *ex;
     aoe_reference ref;
     int have_ref;
     aoe_tolerance tol;
@@ -32,7 +32,7 @@ static aoe_measure_opts timing_opts(int final, double cutoff_us)
     return o;
 }
 
-static int capture(void *ctx, const aoe_outputs *outs)
+static aoe_exec_status capture(void *ctx, const aoe_outputs *outs)
 {
     wstate *s = ctx;
     for (uint32_t i = 0; i < outs->nargs; i++) {
@@ -40,18 +40,20 @@ static int capture(void *ctx, const aoe_outputs *outs)
         s->cap[i] = NULL;
         if (!outs->data[i] || (s->cap_only && !s->cap_only[i])) continue;
         s->cap[i] = malloc(outs->size[i]);
-        if (!s->cap[i]) return -1;
+        if (!s->cap[i]) {
+            snprintf(s->reason, sizeof s->reason, "out of memory: copying the reference");
+            return AOE_EXEC_OUT_OF_MEMORY;
+        }
         memcpy(s->cap[i], outs->data[i], outs->size[i]);
     }
     s->cap_oob = outs->oob_bytes;
-    return 0;
+    return AOE_EXEC_OK;
 }
 
-static int verify(void *ctx, const aoe_outputs *outs)
+static aoe_exec_status verify(void *ctx, const aoe_outputs *outs)
 {
     wstate *s = ctx;
-    return aoe_verify_outputs(&s->ref, outs->data, outs->oob_bytes, outs->oob_arg, &s->tol,
-                              s->reason, sizeof s->reason);
+    return aoe_verify_run(&s->ref, outs, &s->tol, s->reason, sizeof s->reason);
 }
 
 static void free_copies(uint8_t **c, uint32_t n)
@@ -61,18 +63,24 @@ static void free_copies(uint8_t **c, uint32_t n)
 }
 
 /* Runs the default once with buffers `w` poisoned by `poison`, into *copies. */
-static int reference_run(wstate *s, const uint8_t *w, uint8_t poison, uint8_t ***copies, char *err,
-                         size_t errlen)
+static aoe_exec_status reference_run(wstate *s, const uint8_t *w, uint8_t poison, uint8_t ***copies,
+                                     char *err, size_t errlen)
 {
     uint32_t n = s->job->nargs;
     aoe_timing t;
     s->cap = calloc(n ? n : 1, sizeof *s->cap);
-    if (!s->cap) return -1;
+    if (!s->cap) {
+        snprintf(err, errlen, "out of memory");
+        return AOE_EXEC_OUT_OF_MEMORY;
+    }
     /* A poisoned run is compared only on the poisoned buffers: copying the
      * others would double the worker's memory for nothing. */
     s->cap_only = w;
-    s->ops->set_poison(s->ex, w, poison);
-    int rc = s->ops->measure(s->ex, NULL, &verify_only, capture, s, &t, err, errlen);
+    aoe_protocol_set_poison(s->ex, w, poison);
+    s->reason[0] = '\0';
+    aoe_exec_status rc =
+        aoe_protocol_measure(s->ex, NULL, &verify_only, capture, s, &t, err, errlen);
+    if (rc && s->reason[0]) snprintf(err, errlen, "%s", s->reason);
     *copies = s->cap;
     s->cap = NULL;
     s->cap_only = NULL;
@@ -86,23 +94,26 @@ static int reference_run(wstate *s, const uint8_t *w, uint8_t poison, uint8_t **
  * it would feed the kernel values the program never gave it). */
 static int may_poison(wstate *s, uint32_t i, const uint8_t *after)
 {
-    const uint8_t *before = s->ops->input(s->ex, i);
+    const uint8_t *before = aoe_protocol_input(s->ex, i);
     if (s->replay & AOE_REPLAY_NO_POISON) return 0;
-    if (s->ops->read_only(s->ex, i)) return 0;
+    if (aoe_protocol_read_only(s->ex, i)) return 0;
     return !before || memcmp(before, after, s->ref.size[i]) != 0;
 }
 
 /* Finds the pure outputs (buffers the default writes without reading them)
  * and their written bytes: see aoe_verify_classify. Poisoning one buffer can
  * change what the kernel writes elsewhere, so repeat until the set is stable. */
-static int build_reference(wstate *s, char *err, size_t errlen)
+static aoe_exec_status build_reference(wstate *s, char *err, size_t errlen)
 {
     const aoe_job *job = s->job;
     uint32_t n = job->nargs;
     uint8_t **a = NULL, **b = NULL, **c = NULL, *w = calloc(n ? n : 1, 1);
-    int rc = -1, stable = 0;
+    aoe_exec_status rc = AOE_EXEC_OUT_OF_MEMORY;
+    int stable = 0;
+    snprintf(err, errlen, "out of memory");
     if (!w || aoe_reference_init(&s->ref, n)) goto out;
-    if (reference_run(s, NULL, 0, &a, err, errlen)) goto out;
+    if ((rc = reference_run(s, NULL, 0, &a, err, errlen))) goto out;
+    rc = AOE_EXEC_OUT_OF_MEMORY;
     s->ref.oob_bytes = s->cap_oob;
     int candidates = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -117,8 +128,10 @@ static int build_reference(wstate *s, char *err, size_t errlen)
     for (int iter = 0; iter < 4 && !stable; iter++) {
         free_copies(b, n), free_copies(c, n);
         b = c = NULL;
-        if (reference_run(s, w, AOE_POISON_1, &b, err, errlen)) goto out;
-        if (reference_run(s, w, AOE_POISON_2, &c, err, errlen)) goto out;
+        if ((rc = reference_run(s, w, AOE_POISON_1, &b, err, errlen))) goto out;
+        if ((rc = reference_run(s, w, AOE_POISON_2, &c, err, errlen))) goto out;
+        rc = AOE_EXEC_OUT_OF_MEMORY;
+        snprintf(err, errlen, "out of memory");
         uint8_t pure[n ? n : 1], input[n ? n : 1];
         int inputs = 0, impure = 0;
         for (uint32_t i = 0; i < n; i++) {
@@ -149,9 +162,9 @@ static int build_reference(wstate *s, char *err, size_t errlen)
             a[i] = NULL;
     }
     if (!stable) memset(w, 0, n);
-    s->ops->set_poison(s->ex, w, AOE_POISON_1);
+    aoe_protocol_set_poison(s->ex, w, AOE_POISON_1);
     s->have_ref = 1;
-    rc = 0;
+    rc = AOE_EXEC_OK;
 out:
     free_copies(a, n), free_copies(b, n), free_copies(c, n);
     free(w);
@@ -186,39 +199,52 @@ static void free_zero_job(wstate *s, const aoe_job *orig)
     free(s->zero_job.args);
 }
 
+/* "<category>: <detail>" into the reply, with the status. */
+static void reply(aoe_wrep *r, aoe_exec_status st, const char *detail)
+{
+    r->status = st;
+    snprintf(r->reason, sizeof r->reason, "%s: %.900s", aoe_exec_status_name(st), detail);
+}
+
 static void do_open(wstate *s, const aoe_wreq *q, aoe_wrep *r)
 {
     char err[1024];
+    aoe_exec_status st;
     s->tol = q->tol;
     s->replay = q->replay;
     if (s->ex) {
-        snprintf(r->reason, sizeof r->reason, "runtime error: the device is already open");
+        reply(r, AOE_EXEC_RUNTIME_ERROR, "the device is already open");
         return;
     }
     if ((q->replay & AOE_REPLAY_ZERO_SYNTH) && s->job != &s->zero_job && zero_synthetic(s)) {
-        snprintf(r->reason, sizeof r->reason, "runtime error: out of memory for zero buffers");
+        reply(r, AOE_EXEC_OUT_OF_MEMORY, "out of memory for zero buffers");
         return;
     }
-    s->ex = s->ops->open(s->job, err, sizeof err);
-    if (!s->ex) {
+    /* Opening: the reason is the executor's own line (it names the runtime). */
+    if ((st = aoe_protocol_open(s->ops, s->job, &s->ex, err, sizeof err))) {
+        r->status = st;
         snprintf(r->reason, sizeof r->reason, "%s", err);
         return;
     }
-    s->ops->limits(s->ex, &r->limits);
-    if (build_reference(s, err, sizeof err)) {
+    aoe_protocol_limits(s->ex, &r->limits);
+    r->default_ran = 1; /* from here on a failure may depend on the data */
+    if ((st = build_reference(s, err, sizeof err))) {
+        r->status = st;
         snprintf(r->reason, sizeof r->reason, "the default policy: %.900s", err);
         return;
     }
     for (uint32_t i = 0; i < s->job->nargs; i++) r->outputs += s->ref.poisoned[i];
     aoe_measure_opts o = timing_opts(1, 0);
     s->reason[0] = '\0';
-    if (s->ops->measure(s->ex, NULL, &o, verify, s, &r->timing, err, sizeof err)) {
+    if ((st = aoe_protocol_measure(s->ex, NULL, &o, verify, s, &r->timing, err, sizeof err))) {
+        r->status = st;
         snprintf(r->reason, sizeof r->reason,
                  "the default policy does not reproduce its own results: %.900s",
                  s->reason[0] ? s->reason : err);
         return;
     }
-    r->status = 0;
+    r->default_ran = 0;
+    r->status = AOE_EXEC_OK;
 }
 
 static void do_measure(wstate *s, const aoe_wreq *q, aoe_wrep *r)
@@ -226,24 +252,22 @@ static void do_measure(wstate *s, const aoe_wreq *q, aoe_wrep *r)
     char err[1024];
     aoe_measure_opts o = timing_opts(q->final, q->cutoff_us);
     if (!s->ex || !s->have_ref) {
-        snprintf(r->reason, sizeof r->reason, "runtime error: the worker has no device open");
+        reply(r, AOE_EXEC_RUNTIME_ERROR, "the worker has no device open");
         return;
     }
     s->tol = q->tol;
     s->reason[0] = '\0';
     const aoe_policy *pol = q->op == AOE_WOP_DEFAULT ? NULL : &q->pol;
-    if (s->ops->measure(s->ex, pol, &o, verify, s, &r->timing, err, sizeof err)) {
-        if (s->reason[0])
-            snprintf(r->reason, sizeof r->reason, "%s", s->reason);
-        else if (!strncmp(err, "build failed", 12))
-            snprintf(r->reason, sizeof r->reason, "%s", err);
-        else if (strstr(err, "never overridden") || strstr(err, "binary"))
-            snprintf(r->reason, sizeof r->reason, "refused: %.900s", err);
-        else
-            snprintf(r->reason, sizeof r->reason, "runtime error: %.900s", err);
-        return;
+    aoe_exec_status st =
+        aoe_protocol_measure(s->ex, pol, &o, verify, s, &r->timing, err, sizeof err);
+    if (st && s->reason[0]) { /* the verification's reason names its category */
+        r->status = st;
+        snprintf(r->reason, sizeof r->reason, "%s", s->reason);
+    } else if (st) {
+        reply(r, st, err);
+    } else {
+        r->status = AOE_EXEC_OK;
     }
-    r->status = 0;
 }
 
 static void do_prepare(wstate *s, const aoe_wreq *q, int fd, aoe_wrep *r)
@@ -251,12 +275,12 @@ static void do_prepare(wstate *s, const aoe_wreq *q, int fd, aoe_wrep *r)
     aoe_policy *p = calloc(q->count ? q->count : 1, sizeof *p);
     if (!p || aoe_read_full(fd, p, q->count * sizeof *p)) {
         free(p);
-        snprintf(r->reason, sizeof r->reason, "runtime error: reading the policies");
+        reply(r, AOE_EXEC_RUNTIME_ERROR, "reading the policies");
         return;
     }
-    if (s->ex) s->ops->prepare(s->ex, p, q->count, q->parallel);
+    if (s->ex) aoe_protocol_prepare(s->ex, p, q->count, q->parallel);
     free(p);
-    r->status = 0;
+    r->status = AOE_EXEC_OK;
 }
 
 int aoe_runner_worker_main(void *ctx, int fd)
@@ -264,16 +288,17 @@ int aoe_runner_worker_main(void *ctx, int fd)
     wstate s;
     memset(&s, 0, sizeof s);
     s.job = ctx;
-    s.ops = aoe_exec_for(s.job);
+    char no_exec[256];
+    s.ops = aoe_exec_for(s.job, no_exec, sizeof no_exec);
     aoe_wreq q;
     while (!aoe_read_full(fd, &q, sizeof q)) {
         aoe_wrep r;
         memset(&r, 0, sizeof r);
-        r.status = -1;
-        if (!s.ops)
-            snprintf(r.reason, sizeof r.reason, "runtime '%s' is not supported",
-                     s.job->runtime ? s.job->runtime : "");
-        else if (q.op == AOE_WOP_OPEN)
+        r.status = AOE_EXEC_RUNTIME_ERROR;
+        if (!s.ops) {
+            r.status = AOE_EXEC_UNSUPPORTED;
+            snprintf(r.reason, sizeof r.reason, "%s", no_exec);
+        } else if (q.op == AOE_WOP_OPEN)
             do_open(&s, &q, &r);
         else if (q.op == AOE_WOP_VARIANT || q.op == AOE_WOP_DEFAULT)
             do_measure(&s, &q, &r);
@@ -283,7 +308,7 @@ int aoe_runner_worker_main(void *ctx, int fd)
             snprintf(r.reason, sizeof r.reason, "runtime error: unknown request %d", q.op);
         if (aoe_write_full(fd, &r, sizeof r)) break;
     }
-    if (s.ex) s.ops->close(s.ex);
+    aoe_protocol_close(s.ex);
     aoe_reference_free(&s.ref);
     free_zero_job(&s, ctx);
     return 0;

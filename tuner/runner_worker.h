@@ -6,7 +6,7 @@
 #define AOE_RUNNER_WORKER_H
 
 #include "store/record.h"
-#include "tuner/exec.h"
+#include "tuner/run_protocol.h"
 #include "jobs/job.h"
 #include "space/space.h"
 
@@ -36,7 +36,8 @@ typedef struct {
 } aoe_wreq;
 
 typedef struct {
-    int status; /* 0 ok, -1 failed (reason) */
+    aoe_exec_status status; /* AOE_EXEC_OK, or why it failed (reason: "<category>: ...") */
+    int default_ran;        /* OPEN failed while running the default (it depends on the data) */
     aoe_timing timing;
     aoe_device_limits limits;
     uint32_t outputs; /* OPEN: buffers verified as pure outputs (poisoned) */

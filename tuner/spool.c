@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,22 +43,9 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int aoe_spool_transient(const char *why)
+int aoe_spool_transient(aoe_exec_status st)
 {
-    static const char *const marks[] = {"No space left",
-                                        "Input/output error",
-                                        "Disk quota",
-                                        "Read-only file system",
-                                        "out of memory",
-                                        "Cannot allocate",
-                                        "Too many open",
-                                        "writing the result to the bank",
-                                        "starting a worker",
-                                        "signal 9 (",
-                                        NULL};
-    for (const char *const *m = marks; *m; m++)
-        if (strcasestr(why, *m)) return 1;
-    return 0;
+    return aoe_exec_status_transient(st);
 }
 
 /* Once per name and tuner: a foreign file stays where it is, unclaimed. */
@@ -201,13 +187,13 @@ static int claim(spool *sp, char key[33])
 /* A failure: put back for a later try when it is not the job's fault (at
  * most AOE_SPOOL_MAX_ATTEMPTS tries, the delay doubling), else recorded. */
 static void failed(spool *sp, const char *key, const char *path, const char *kernel,
-                   const char *why)
+                   aoe_exec_status st, const char *why)
 {
     unsigned attempts;
     long long nb;
     read_retry(sp, key, &attempts, &nb);
     attempts++;
-    if (!aoe_spool_transient(why) || attempts >= AOE_SPOOL_MAX_ATTEMPTS) {
+    if (!aoe_spool_transient(st) || attempts >= AOE_SPOOL_MAX_ATTEMPTS) {
         fail_job(sp, key, kernel, why, attempts);
         return;
     }
@@ -230,20 +216,23 @@ static int one_job(spool *sp)
     snprintf(path, sizeof path, "%s/%s.running", sp->dir, key);
     aoe_job job;
     memset(&job, 0, sizeof job);
+    errno = 0;
     int bad = aoe_job_read_fd(jf, path, &job, err, sizeof err);
+    /* A read that failed for want of memory or a working disk is not the job's fault. */
+    aoe_exec_status st = bad ? aoe_exec_status_from_errno(errno, AOE_EXEC_BAD_JOB) : AOE_EXEC_OK;
     close(jf);
     if (bad) {
         char why[1100];
         snprintf(why, sizeof why, "unreadable job: %s", err);
-        failed(sp, key, path, "?", why);
+        failed(sp, key, path, "?", st, why);
         return 1;
     }
     if (!job.repeat_tune && sp->known && sp->known(sp->ctx, &job)) {
         sp->st->skipped++;
         drop(sp, key, ".running");
         drop(sp, key, ".retry");
-    } else if (sp->tune(sp->ctx, path, &job, err, sizeof err)) {
-        failed(sp, key, path, job.kernel_name, err);
+    } else if ((st = sp->tune(sp->ctx, path, &job, err, sizeof err)) != AOE_EXEC_OK) {
+        failed(sp, key, path, job.kernel_name, st, err);
     } else {
         sp->st->tuned++;
         drop(sp, key, ".running");

@@ -6,19 +6,22 @@
 #include "core/config.h"
 #include "jobs/job.h"
 #include "jobs/spool_protocol.h"
+#include "tuner/exec_status.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
 
-/* 1 when the failure reason is not the job's fault (disk full, I/O error, out
- * of memory, the bank unwritable, the worker killed): the job is retried. */
-int aoe_spool_transient(const char *why);
+/* 1 when a job failing with status st failed through no fault of its own
+ * (disk full, I/O error, out of memory, the bank unwritable, no worker could
+ * start, the worker killed from outside): the job is retried. */
+int aoe_spool_transient(aoe_exec_status st);
 
-/* Tunes one claimed job; returns 0, or -1 with a one-line reason in err. */
-typedef int (*aoe_spool_tune_fn)(void *ctx, const char *path, const aoe_job *job, char *err,
-                                 size_t errlen);
+/* Tunes one claimed job; returns AOE_EXEC_OK, or why it failed with a
+ * one-line reason in err. */
+typedef aoe_exec_status (*aoe_spool_tune_fn)(void *ctx, const char *path, const aoe_job *job,
+                                             char *err, size_t errlen);
 /* True when the bank already has the job's key (the job is skipped unless it
  * carries repeat_tune). */
 typedef int (*aoe_spool_known_fn)(void *ctx, const aoe_job *job);

@@ -28,7 +28,8 @@ static int serve(void *ctx, int fd)
         if (v == 7) planted_crash_site((volatile int *)g_bad_address);
         if (v == 9)
             for (;;) pause();
-        if (v == 11) return 3; /* exits without answering */
+        if (v == 11) return 3;       /* exits without answering */
+        if (v == 13) raise(SIGKILL); /* killed from outside, as by the out-of-memory killer */
         v++;
         if (aoe_write_full(fd, &v, sizeof v)) break;
     }
@@ -133,6 +134,34 @@ Test(isolate, concurrent_crashes_keep_the_backtrace)
         cr_assert_eq(aoe_worker_call(w, &v, sizeof v, &r, sizeof r, 10, why, sizeof why), -1);
         cr_assert(strstr(why, "crash: SIGSEGV") == why, "round %d: %s", round, why);
         cr_assert(strstr(why, "planted_crash_site"), "round %d: %s", round, why);
+        aoe_worker_stop(w);
+    }
+}
+
+/* Executor contract v2: how a worker ended travels as a status code (the
+ * runner and the spool decide by it), beside the reason for people. */
+Test(isolate, failures_carry_their_status)
+{
+    static const struct {
+        int request;
+        aoe_exec_status status;
+        const char *reason;
+    } cases[] = {{7, AOE_EXEC_CRASH, "crash: SIGSEGV"},
+                 {9, AOE_EXEC_TIMEOUT, "timeout: "},
+                 {11, AOE_EXEC_WORKER_EXITED, "worker exited: status 3"},
+                 {13, AOE_EXEC_KILLED, "killed: signal 9"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char err[256], why[2048] = "";
+        aoe_worker *w = aoe_worker_start(serve, NULL, err, sizeof err);
+        cr_assert(w, "%s", err);
+        int v = 1, r;
+        cr_assert_eq(aoe_worker_call(w, &v, sizeof v, &r, sizeof r, 5, why, sizeof why), 0);
+        cr_assert_eq(aoe_worker_failure(w), AOE_EXEC_OK, "no failure yet");
+        v = cases[i].request;
+        cr_assert_eq(aoe_worker_call(w, &v, sizeof v, &r, sizeof r, 1, why, sizeof why), -1);
+        cr_expect_eq(aoe_worker_failure(w), cases[i].status, "request %d: %s (status %s)", v, why,
+                     aoe_exec_status_name(aoe_worker_failure(w)));
+        cr_expect(strstr(why, cases[i].reason) == why, "request %d: %s", v, why);
         aoe_worker_stop(w);
     }
 }

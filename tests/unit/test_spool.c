@@ -38,22 +38,24 @@ static void teardown(void)
 
 TestSuite(spool, .init = setup, .fini = teardown);
 
-/* The stand-in tuner: counts calls, fails with `fail_with` while set. */
+/* The stand-in tuner: counts calls, fails with `fail_with` (status `fail_status`) while set. */
 typedef struct {
     int calls;
     const char *fail_with;
+    aoe_exec_status fail_status;
     char kernels[8][32];
 } tuner;
 
-static int fake_tune(void *ctx, const char *path, const aoe_job *job, char *err, size_t errlen)
+static aoe_exec_status fake_tune(void *ctx, const char *path, const aoe_job *job, char *err,
+                                 size_t errlen)
 {
     tuner *t = ctx;
     (void)path;
     if (t->calls < 8) snprintf(t->kernels[t->calls], sizeof t->kernels[0], "%s", job->kernel_name);
     t->calls++;
-    if (!t->fail_with) return 0;
+    if (!t->fail_with) return AOE_EXEC_OK;
     snprintf(err, errlen, "%s", t->fail_with);
-    return -1;
+    return t->fail_status;
 }
 
 static int run(tuner *t, aoe_spool_stats *st)
@@ -226,7 +228,8 @@ Test(spool, untrusted_spool_directory_is_refused)
  * tuned on a later try); a failure of the job itself is recorded. */
 Test(spool, transient_failure_is_retried)
 {
-    tuner t = {.fail_with = "writing the result to the bank failed"};
+    tuner t = {.fail_with = "writing the result to the bank failed",
+               .fail_status = AOE_EXEC_IO_ERROR};
     aoe_spool_stats st;
     const char *k = put_job("bank_full", 0);
     cr_assert_eq(run(&t, &st), 0);
@@ -247,6 +250,7 @@ Test(spool, transient_failure_is_retried)
 
     const char *g = put_job("no_tunables", 0);
     t.fail_with = "nothing to tune: no tunable parameter";
+    t.fail_status = AOE_EXEC_NOTHING_TO_TUNE;
     cr_assert_eq(run(&t, &st), 0);
     cr_expect_eq(st.failed, 1);
     cr_expect(exists(at(with(g, ".failed"))), "a genuine failure was not recorded");
@@ -256,7 +260,8 @@ Test(spool, transient_failure_is_retried)
 /* Item 8: transient failures are retried a bounded number of times. */
 Test(spool, transient_failures_end_as_failed)
 {
-    tuner t = {.fail_with = "cannot write: No space left on device"};
+    tuner t = {.fail_with = "cannot write: No space left on device",
+               .fail_status = AOE_EXEC_IO_ERROR};
     aoe_spool_stats st;
     const char *k = put_job("always_full", 0);
     for (int i = 0; i < 10 && !exists(at(with(k, ".failed"))); i++) {
@@ -278,7 +283,8 @@ Test(spool, transient_failures_end_as_failed)
  * written through a planted link. */
 Test(spool, failed_jobs_are_stripped_and_links_not_followed)
 {
-    tuner t = {.fail_with = "nothing to tune: no tunable parameter"};
+    tuner t = {.fail_with = "nothing to tune: no tunable parameter",
+               .fail_status = AOE_EXEC_NOTHING_TO_TUNE};
     aoe_spool_stats st;
     memset(big, 0x5a, sizeof big);
     const char *k = put_job("with_buffer", 1);

@@ -1,0 +1,334 @@
+/* The run protocol (run_protocol.h): neutral code over an executor's
+ * primitives. It owns the host side of every buffer (initial contents, the
+ * copy read back, the guard bytes) and decides what is restored, poisoned,
+ * timed and checked; the executor only moves bytes and runs the kernel. */
+#include "tuner/run_protocol.h"
+#include "tuner/measure.h"
+#include "tuner/run_programs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define OPTIONS_LEN 8192
+
+typedef struct {
+    int is_buf;
+    uint64_t size;       /* bytes the kernel sees (>= 1) */
+    uint64_t front;      /* guard bytes before the data (the executor's alignment) */
+    uint8_t *host;       /* contents after the verified run */
+    const uint8_t *init; /* contents restored before each run */
+    uint8_t *owned;      /* init when synthesised here (else the job's own bytes) */
+} host_buf;
+
+struct aoe_protocol {
+    const aoe_exec_ops *ops;
+    const aoe_job *job;
+    aoe_exec *ex;
+    aoe_programs *progs;
+    host_buf *bufs;
+    uint8_t *read_only;
+    uint8_t *poisoned;
+    uint8_t poison;
+    aoe_device_limits lim;
+    const uint8_t **out_data;
+    uint64_t *out_size;
+    uint8_t *guard; /* scratch for the guard bytes read back */
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void aoe_synthetic_fill(uint8_t *dst, uint64_t size, uint32_t seed)
+{
+    uint64_t s = 0x9E3779B97F4A7C15ull ^ ((uint64_t)seed * 0x100000001B3ull);
+    uint64_t i = 0;
+    for (; i + 4 <= size; i += 4) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        float f = (float)((double)(s >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
+        memcpy(dst + i, &f, 4);
+    }
+    for (; i < size; i++) dst[i] = (uint8_t)(s >> (8 * (i % 8)));
+}
+
+/* Host side of buffer argument i, then the executor's device side. */
+static aoe_exec_status make_buffer(aoe_protocol *p, uint32_t i, char *detail, size_t len)
+{
+    const aoe_job_arg *a = &p->job->args[i];
+    host_buf *b = &p->bufs[i];
+    char why[512] = "";
+    b->is_buf = 1;
+    b->size = a->size ? a->size : 1;
+    b->host = malloc(b->size);
+    if (a->data && a->size) {
+        b->init = a->data; /* never written: no second host copy of the job's bytes */
+    } else if ((b->owned = malloc(b->size))) {
+        aoe_synthetic_fill(b->owned, b->size, i);
+        b->init = b->owned;
+    }
+    aoe_exec_status st = AOE_EXEC_OUT_OF_MEMORY;
+    if (b->host && b->init)
+        st = p->ops->buffer(p->ex, i, b->size, AOE_GUARD_ZONE, b->init, &b->front, why, sizeof why);
+    else
+        snprintf(why, sizeof why, "out of host memory");
+    if (st)
+        snprintf(detail, len, "args[%u]: allocating %llu bytes: %s", i, (unsigned long long)a->size,
+                 why);
+    return st;
+}
+
+aoe_exec_status aoe_protocol_open(const aoe_exec_ops *ops, const aoe_job *job, aoe_protocol **out,
+                                  char *detail, size_t len)
+{
+    aoe_exec_status st = AOE_EXEC_OUT_OF_MEMORY;
+    uint32_t n = job->nargs ? job->nargs : 1;
+    aoe_protocol *p = calloc(1, sizeof *p);
+    *out = NULL;
+    if (!job->source && !job->binary) {
+        snprintf(detail, len, "the job has neither source nor binary");
+        st = AOE_EXEC_BAD_JOB;
+        goto fail;
+    }
+    if (job->work_dim < 1 || job->work_dim > 3) {
+        snprintf(detail, len, "work_dim %u is not 1..3", job->work_dim);
+        st = AOE_EXEC_BAD_JOB;
+        goto fail;
+    }
+    snprintf(detail, len, "out of memory");
+    if (!p) goto fail;
+    p->ops = ops, p->job = job;
+    p->bufs = calloc(n, sizeof *p->bufs);
+    p->read_only = calloc(n, 1);
+    p->poisoned = calloc(n, 1);
+    p->out_data = calloc(n, sizeof *p->out_data);
+    p->out_size = calloc(n, sizeof *p->out_size);
+    if (!p->bufs || !p->read_only || !p->poisoned || !p->out_data || !p->out_size) goto fail;
+    if ((st = ops->open(job, &p->ex, detail, len)) != AOE_EXEC_OK) goto fail;
+    uint64_t front_max = 0;
+    for (uint32_t i = 0; i < job->nargs; i++) {
+        if (job->args[i].kind != AOE_JOB_ARG_BUFFER) continue;
+        if ((st = make_buffer(p, i, detail, len)) != AOE_EXEC_OK) goto fail;
+        p->out_data[i] = p->bufs[i].host;
+        p->out_size[i] = p->bufs[i].size;
+        if (p->bufs[i].front > front_max) front_max = p->bufs[i].front;
+    }
+    st = AOE_EXEC_OUT_OF_MEMORY;
+    p->guard = malloc(front_max + AOE_GUARD_ZONE); /* one buffer's front and back guards */
+    p->progs = aoe_programs_new(ops, p->ex);
+    if (!p->guard || !p->progs) {
+        snprintf(detail, len, "out of memory");
+        goto fail;
+    }
+    char why[1024];
+    aoe_exec_program *def;
+    st = aoe_programs_get(p->progs, job->options ? job->options : "", &def, why, sizeof why);
+    if (st) {
+        snprintf(detail, len, "the default program: %s: %.900s", aoe_exec_status_name(st), why);
+        goto fail;
+    }
+    aoe_exec_info info = {.read_only = p->read_only};
+    if ((st = ops->inspect(p->ex, def, &info, detail, len)) != AOE_EXEC_OK) goto fail;
+    p->lim = info.limits;
+    *out = p;
+    return AOE_EXEC_OK;
+fail:
+    aoe_protocol_close(p);
+    return st;
+}
+
+void aoe_protocol_limits(const aoe_protocol *p, aoe_device_limits *out)
+{
+    *out = p->lim;
+}
+
+void aoe_protocol_set_poison(aoe_protocol *p, const uint8_t *poisoned, uint8_t poison)
+{
+    for (uint32_t i = 0; i < p->job->nargs; i++) p->poisoned[i] = poisoned ? poisoned[i] : 0;
+    p->poison = poison;
+}
+
+void aoe_protocol_prepare(aoe_protocol *p, const aoe_policy *pols, size_t n, int parallel)
+{
+    char err[256];
+    char(*opts)[OPTIONS_LEN] = calloc(n ? n : 1, sizeof *opts);
+    const char **list = calloc(n ? n : 1, sizeof *list);
+    size_t m = 0;
+    for (size_t i = 0; opts && list && i < n; i++)
+        if (!aoe_exec_variant_options(p->job->options, &pols[i], opts[m], sizeof opts[m], err,
+                                      sizeof err))
+            list[m] = opts[m], m++;
+    if (opts && list) aoe_programs_build(p->progs, list, m, parallel);
+    free(list);
+    free(opts);
+}
+
+static uint64_t count_not(const uint8_t *q, uint64_t n, uint8_t b)
+{
+    uint64_t c = 0;
+    for (uint64_t i = 0; i < n; i++) c += q[i] != b;
+    return c;
+}
+
+/* Reads every buffer back and counts overwritten guard bytes. */
+static aoe_exec_status read_back(aoe_protocol *p, aoe_outputs *o, char *detail, size_t len)
+{
+    o->nargs = p->job->nargs;
+    o->data = p->out_data;
+    o->size = p->out_size;
+    o->oob_bytes = 0;
+    o->oob_arg = -1;
+    for (uint32_t i = 0; i < p->job->nargs; i++) {
+        host_buf *b = &p->bufs[i];
+        if (!b->is_buf) continue;
+        uint8_t *back = p->guard + b->front;
+        aoe_exec_status st = p->ops->read(p->ex, i, b->host, p->guard, back, detail, len);
+        if (st) return st;
+        uint64_t bad = count_not(p->guard, b->front, AOE_GUARD_BYTE) +
+                       count_not(back, AOE_GUARD_ZONE, AOE_GUARD_BYTE);
+        if (bad && o->oob_arg < 0) o->oob_arg = (int)i;
+        o->oob_bytes += bad;
+    }
+    return AOE_EXEC_OK;
+}
+
+/* The launch and options of policy pol (NULL: the job's own). */
+static aoe_exec_status variant(aoe_protocol *p, const aoe_policy *pol, aoe_exec_launch *l,
+                               char *options, char *detail, size_t len)
+{
+    const aoe_job *job = p->job;
+    memset(l, 0, sizeof *l);
+    l->work_dim = job->work_dim;
+    for (int d = 0; d < 3; d++) l->global[d] = 1;
+    if (!pol) {
+        snprintf(options, OPTIONS_LEN, "%s", job->options ? job->options : "");
+        for (uint32_t d = 0; d < job->work_dim && d < 3; d++) {
+            l->global[d] = job->global[d];
+            l->local[d] = job->local[d];
+        }
+        l->has_local = job->has_local;
+        return AOE_EXEC_OK;
+    }
+    aoe_exec_status st =
+        aoe_exec_variant_options(job->options, pol, options, OPTIONS_LEN, detail, len);
+    if (st) return st;
+    int defines = 0;
+    for (uint32_t i = 0; i < pol->n_params && i < AOE_MAX_PARAMS; i++)
+        defines += pol->params[i].is_define;
+    if (defines && !job->source) {
+        snprintf(detail, len, "a program built from a binary cannot take -D values");
+        return AOE_EXEC_REFUSED;
+    }
+    l->policy = pol;
+    l->work_dim = pol->work_dim ? pol->work_dim : job->work_dim;
+    for (uint32_t d = 0; d < l->work_dim && d < 3; d++) {
+        l->global[d] = pol->global[d];
+        l->local[d] = pol->local[d];
+        l->has_local |= pol->local[d] != 0;
+    }
+    return AOE_EXEC_OK;
+}
+
+/* Prefixes detail with what was being done ("running the kernel: ..."). */
+static aoe_exec_status failed(aoe_exec_status st, const char *doing, char *detail, size_t len)
+{
+    char why[1024];
+    snprintf(why, sizeof why, "%s", detail);
+    snprintf(detail, len, "%s: %s", doing, why);
+    return st;
+}
+
+aoe_exec_status aoe_protocol_measure(aoe_protocol *p, const aoe_policy *pol,
+                                     const aoe_measure_opts *opt, aoe_outputs_check_fn check,
+                                     void *check_ctx, aoe_timing *out, char *detail, size_t len)
+{
+    const aoe_exec_ops *ops = p->ops;
+    char options[OPTIONS_LEN];
+    aoe_exec_launch l;
+    aoe_exec_program *prog;
+    double times[AOE_MAX_TIMED];
+    int nt = 0;
+    memset(out, 0, sizeof *out);
+    aoe_exec_status st = variant(p, pol, &l, options, detail, len);
+    if (st) return st;
+    if (l.work_dim < 1 || l.work_dim > 3) {
+        snprintf(detail, len, "work_dim %u is not 1..3", l.work_dim);
+        return AOE_EXEC_RUNTIME_ERROR;
+    }
+    if ((st = aoe_programs_get(p->progs, options, &prog, detail, len))) return st;
+
+    /* Warm-up: the first run re-arms the guards and is read back and checked. */
+    int warmup = opt->warmup > 0 ? opt->warmup : 1;
+    for (int w = 0; w < warmup; w++) {
+        st = ops->reset(p->ex, p->poisoned, p->poison, w == 0 ? (int)AOE_GUARD_BYTE : -1, detail,
+                        len);
+        if (!st) st = ops->run(p->ex, prog, &l, NULL, detail, len);
+        if (st) return failed(st, "running the kernel", detail, len);
+        if (w) continue;
+        aoe_outputs o;
+        if ((st = read_back(p, &o, detail, len)))
+            return failed(st, "reading the results", detail, len);
+        if (check && (st = check(check_ctx, &o)) != AOE_EXEC_OK) {
+            snprintf(detail, len, "rejected by verification");
+            return st;
+        }
+    }
+    int max_reps = opt->max_reps > 0 ? opt->max_reps : 0;
+    if (max_reps > AOE_MAX_TIMED) max_reps = AOE_MAX_TIMED;
+    double t0 = now_s();
+    for (int r = 0; r < max_reps; r++) {
+        double us = 0;
+        st = ops->reset(p->ex, p->poisoned, p->poison, -1, detail, len);
+        if (!st) ops->flush(p->ex, (unsigned)r);
+        if (!st) st = ops->run(p->ex, prog, &l, &us, detail, len);
+        if (st) return failed(st, "timing the kernel", detail, len);
+        times[nt++] = us > 0 ? us : 0.001;
+        double med = aoe_median(times, (size_t)nt);
+        if (opt->cutoff_us > 0 && nt >= 3 && med > opt->cutoff_us) {
+            out->abandoned = 1;
+            break;
+        }
+        if (nt >= opt->min_reps && now_s() - t0 >= opt->budget_s) break;
+    }
+    out->runs = nt;
+    out->median_us = aoe_median(times, (size_t)nt);
+    out->spread_us = aoe_spread(times, (size_t)nt, out->median_us);
+    return AOE_EXEC_OK;
+}
+
+const uint8_t *aoe_protocol_input(const aoe_protocol *p, uint32_t arg)
+{
+    return arg < p->job->nargs && p->bufs[arg].is_buf ? p->bufs[arg].init : NULL;
+}
+
+int aoe_protocol_read_only(const aoe_protocol *p, uint32_t arg)
+{
+    return arg < p->job->nargs && p->bufs[arg].is_buf && p->read_only[arg];
+}
+
+size_t aoe_protocol_programs(const aoe_protocol *p)
+{
+    return aoe_programs_count(p->progs);
+}
+
+void aoe_protocol_close(aoe_protocol *p)
+{
+    if (!p) return;
+    aoe_programs_free(p->progs); /* programs before the executor they belong to */
+    if (p->ex) p->ops->close(p->ex);
+    for (uint32_t i = 0; p->bufs && i < p->job->nargs; i++) {
+        free(p->bufs[i].host);
+        free(p->bufs[i].owned);
+    }
+    free(p->bufs);
+    free(p->read_only);
+    free(p->poisoned);
+    free(p->out_data);
+    free(p->out_size);
+    free(p->guard);
+    free(p);
+}
