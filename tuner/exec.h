@@ -84,6 +84,10 @@ typedef struct aoe_exec_ops {
                             uint8_t *back, char *detail, size_t len);
     void (*release)(aoe_exec *ex, aoe_exec_program *p);
     void (*close)(aoe_exec *ex); /* also after a failed open's partial state; NULL is fine */
+    /* 1 when the job itself says buffer argument arg is only read (e.g. the
+     * program created it read-only), before anything is opened: the worker
+     * memory estimate. NULL: never. */
+    int (*job_read_only)(const aoe_job *job, uint32_t arg);
 } aoe_exec_ops;
 
 /* Every compiled-in executor, declared from the list in exec_list.h. */

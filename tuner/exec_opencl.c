@@ -277,6 +277,11 @@ static void query_limits(aoe_exec *ex, cl_kernel k, aoe_device_limits *lim)
     lim->preferred_multiple = pref;
 }
 
+static int cl_job_read_only(const aoe_job *job, uint32_t arg)
+{
+    return arg < job->nargs && (job->args[arg].flags & CL_MEM_READ_ONLY) != 0;
+}
+
 /* Buffers the program declared read-only: created CL_MEM_READ_ONLY, or
  * passed to a const or __constant parameter (argument info is best effort:
  * programs from binaries may not have it). */
@@ -286,7 +291,7 @@ static void mark_read_only(aoe_exec *ex, cl_kernel k, uint8_t *read_only)
         if (ex->job->args[i].kind != AOE_JOB_ARG_BUFFER) continue;
         cl_kernel_arg_address_qualifier aq = 0;
         cl_kernel_arg_type_qualifier tq = 0;
-        int ro = (ex->job->args[i].flags & CL_MEM_READ_ONLY) != 0;
+        int ro = cl_job_read_only(ex->job, i);
         if (CL(clGetKernelArgInfo)(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof aq, &aq, NULL) ==
                 CL_SUCCESS &&
             aq == CL_KERNEL_ARG_ADDRESS_CONSTANT)
@@ -436,4 +441,5 @@ const aoe_exec_ops aoe_exec_opencl = {.version = AOE_EXEC_OPS_VERSION,
                                       .flush = cl_flush,
                                       .read = cl_read,
                                       .release = cl_release,
-                                      .close = cl_close};
+                                      .close = cl_close,
+                                      .job_read_only = cl_job_read_only};

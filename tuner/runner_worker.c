@@ -112,6 +112,7 @@ static aoe_exec_status build_reference(wstate *s, char *err, size_t errlen)
     int stable = 0;
     snprintf(err, errlen, "out of memory");
     if (!w || aoe_reference_init(&s->ref, n)) goto out;
+    aoe_reference_types_from_job(&s->ref, job); /* typed where the capture knew the types */
     if ((rc = reference_run(s, NULL, 0, &a, err, errlen))) goto out;
     rc = AOE_EXEC_OUT_OF_MEMORY;
     s->ref.oob_bytes = s->cap_oob;

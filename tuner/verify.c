@@ -284,6 +284,13 @@ int aoe_verify_outputs(const aoe_reference *ref, const uint8_t *const *got, uint
     return 0;
 }
 
+void aoe_reference_types_from_job(aoe_reference *r, const aoe_job *job)
+{
+    for (uint32_t i = 0; r->elem && i < r->nargs && i < job->nargs; i++)
+        if (job->args[i].elem != AOE_ELEM_BYTES && (unsigned)job->args[i].elem < AOE_ELEM_COUNT)
+            r->elem[i] = (uint8_t)job->args[i].elem;
+}
+
 int aoe_reference_init(aoe_reference *r, uint32_t nargs)
 {
     memset(r, 0, sizeof *r);

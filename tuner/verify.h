@@ -14,6 +14,7 @@
 #define AOE_VERIFY_H
 
 #include "core/elem_type.h"
+#include "jobs/job.h"
 #include "space/space.h"
 
 #include <stddef.h>
@@ -79,6 +80,10 @@ aoe_tolerance aoe_verify_tolerance_for(aoe_elem_type type, const aoe_tolerance *
  * reason naming the argument. */
 int aoe_verify_outputs(const aoe_reference *ref, const uint8_t *const *got, uint64_t oob_bytes,
                        int oob_arg, const aoe_tolerance *tol, char *reason, size_t reasonlen);
+
+/* Types every argument the job declares (elem other than BYTES), so that
+ * its outputs are compared as that type; the others stay untyped. */
+void aoe_reference_types_from_job(aoe_reference *r, const aoe_job *job);
 
 /* Allocates / frees a reference for nargs arguments (elem all untyped). */
 int aoe_reference_init(aoe_reference *r, uint32_t nargs);

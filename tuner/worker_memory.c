@@ -8,8 +8,8 @@
  *           read-only buffer only the plain output (s).
  * So 8s per writable buffer, 5s per read-only one, plus the runtime. */
 #include "tuner/worker_memory.h"
+#include "tuner/exec.h"
 
-#include <CL/cl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,10 +17,11 @@
 uint64_t aoe_worker_peak_estimate(const aoe_job *job)
 {
     uint64_t total = AOE_WORKER_BASE_BYTES;
+    const aoe_exec_ops *ex = aoe_exec_find(job->runtime);
     for (uint32_t i = 0; i < job->nargs; i++) {
         const aoe_job_arg *a = &job->args[i];
         if (a->kind != AOE_JOB_ARG_BUFFER) continue;
-        uint64_t copies = (a->flags & CL_MEM_READ_ONLY) ? 5 : 8;
+        uint64_t copies = ex && ex->job_read_only && ex->job_read_only(job, i) ? 5 : 8;
         uint64_t s = a->size ? a->size : 1;
         total += s > UINT64_MAX / 16 ? UINT64_MAX / 16 : s * copies;
         if (total > UINT64_MAX / 2) return UINT64_MAX / 2;

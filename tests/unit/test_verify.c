@@ -292,3 +292,26 @@ Test(verify_typed, reference_elem_types_select_the_comparison)
               why);
     aoe_reference_free(&ref);
 }
+
+Test(verify_typed, job_element_types_reach_the_reference)
+{
+    aoe_job_arg args[3] = {{.kind = AOE_JOB_ARG_BUFFER, .size = 8, .elem = AOE_ELEM_F16},
+                           {.kind = AOE_JOB_ARG_BUFFER, .size = 8, .elem = AOE_ELEM_BYTES},
+                           {.kind = AOE_JOB_ARG_BUFFER, .size = 8, .elem = AOE_ELEM_I32}};
+    aoe_job job = {.nargs = 3, .args = args};
+    aoe_reference ref;
+    cr_assert_eq(aoe_reference_init(&ref, 3), 0);
+    aoe_reference_types_from_job(&ref, &job);
+    cr_assert_eq(ref.elem[0], AOE_ELEM_F16);
+    cr_assert_eq(ref.elem[1], AOE_VERIFY_UNTYPED); /* bytes: not known, the float32 guess */
+    cr_assert_eq(ref.elem[2], AOE_ELEM_I32);
+    /* f16 data one ulp off passes as f16 (it would fail untyped) */
+    uint16_t r[4] = {0x3C00, 0x4000, 0x4200, 0x4400}, g[4] = {0x3C01, 0x4001, 0x4201, 0x4401};
+    ref.size[0] = 8;
+    ref.ref[0] = malloc(8);
+    memcpy(ref.ref[0], r, 8);
+    const uint8_t *got[3] = {(uint8_t *)g, NULL, NULL};
+    char why[512] = "";
+    cr_assert_eq(aoe_verify_outputs(&ref, got, 0, -1, &deflt, why, sizeof why), 0, "%s", why);
+    aoe_reference_free(&ref);
+}
