@@ -21,7 +21,8 @@ typedef enum {
 /* Opens the bank at path (a directory). On failure returns NULL with one clear
  * message in err (not a directory, not a bank, not writable, corrupt, not the
  * user's own, ...) and errno EAGAIN when, read-only, the bank does not exist
- * yet or is being created (normal on a first run: callers may stay quiet). */
+ * yet or is being created (normal on a first run: callers may stay quiet),
+ * EACCES when the bank cannot be written (created) as the mode asks. */
 aoe_bank *aoe_bank_open(const char *path, aoe_bank_mode mode, char *err, size_t errlen);
 void aoe_bank_close(aoe_bank *bank);
 const char *aoe_bank_path(const aoe_bank *bank);

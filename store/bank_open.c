@@ -213,7 +213,7 @@ aoe_bank *aoe_bank_open(const char *path, aoe_bank_mode mode, char *err, size_t 
 {
     char name[256], data[PATH_MAX + 16], scratch[8];
     struct stat st;
-    bool pending = false;
+    bool pending = false, not_writable = false;
     if (!err || !errlen) err = scratch, errlen = sizeof scratch; /* messages are optional */
     aoe_bank *b = calloc(1, sizeof *b);
     if (!b) FAILF("out of memory");
@@ -253,6 +253,7 @@ aoe_bank *aoe_bank_open(const char *path, aoe_bank_mode mode, char *err, size_t 
     }
     if (!b->readonly && !(!access(path, W_OK) && file_writable(path, "data.mdb") &&
                           file_writable(path, "lock.mdb"))) {
+        not_writable = true;
         if (!have_data) FAILF("cannot create a bank in %s: not writable", path);
         if (mode == AOE_BANK_WRITE) FAILF("bank %s is not writable (read-only)", path);
         AOE_WARN("bank %s is not writable: opened read-only, new results will not be saved", path);
@@ -289,7 +290,7 @@ aoe_bank *aoe_bank_open(const char *path, aoe_bank_mode mode, char *err, size_t 
     return b;
 fail:
     if (b) aoe_bank_close(b);
-    errno = pending ? EAGAIN : EIO;
+    errno = pending ? EAGAIN : not_writable ? EACCES : EIO;
     return NULL;
 }
 

@@ -185,9 +185,9 @@ int aoe_cmd_tune(int argc, char **argv)
         c.bank_handle = aoe_bank_open(path, AOE_BANK_WRITE, err, sizeof err);
         if (!c.bank_handle) {
             fprintf(stderr, "aoe tune: %s%s\n", err,
-                    strstr(err, "not writable") ? "; nothing would be saved (--dry-run measures "
-                                                  "without saving)"
-                                                : "");
+                    errno == EACCES ? "; nothing would be saved (--dry-run measures "
+                                      "without saving)"
+                                    : "");
             goto out;
         }
     }

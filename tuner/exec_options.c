@@ -30,7 +30,7 @@ aoe_exec_status aoe_exec_variant_options(const char *base, const aoe_policy *pol
     if (n < 0 || (size_t)n >= outlen) goto too_long;
     for (uint32_t i = 0; pol && i < pol->n_params && i < AOE_MAX_PARAMS; i++) {
         const aoe_param *p = &pol->params[i];
-        if (!p->is_define) continue;
+        if (p->kind != AOE_PARAM_DEFINE) continue;
         if (sets_macro(base, p->name)) {
             snprintf(err, errlen, "the program sets -D%s itself; it is never overridden", p->name);
             return AOE_EXEC_REFUSED;

@@ -218,7 +218,7 @@ static aoe_exec_status variant(aoe_protocol *p, const aoe_policy *pol, aoe_exec_
     if (st) return st;
     int defines = 0;
     for (uint32_t i = 0; i < pol->n_params && i < AOE_MAX_PARAMS; i++)
-        defines += pol->params[i].is_define;
+        defines += pol->params[i].kind == AOE_PARAM_DEFINE;
     if (defines && !job->source) {
         snprintf(detail, len, "a program built from a binary cannot take -D values");
         return AOE_EXEC_REFUSED;
