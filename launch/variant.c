@@ -6,13 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-aoe_variant *aoe_variant_find(aoe_variant_list *list, const char *defines)
-{
-    for (aoe_variant *v = atomic_load_explicit(list, memory_order_acquire); v; v = v->next)
-        if (!strcmp(v->defines, defines)) return v;
-    return NULL;
-}
-
 int aoe_variant_init(aoe_variant *v, const char *defines, const char *kernel_name, int bad)
 {
     if (!(v->defines = strdup(defines))) return -1;

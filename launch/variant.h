@@ -9,6 +9,7 @@
 #define AOE_LAUNCH_VARIANT_H
 
 #include <stdatomic.h>
+#include <string.h>
 
 enum { AOE_VAR_PENDING = 0, AOE_VAR_READY = 1, AOE_VAR_FAILED = 2 };
 
@@ -23,8 +24,14 @@ typedef struct aoe_variant {
 /* A program's variants: pushed lock-free, never removed while it lives. */
 typedef _Atomic(aoe_variant *) aoe_variant_list;
 
-/* The variant with these defines, or NULL. */
-aoe_variant *aoe_variant_find(aoe_variant_list *list, const char *defines);
+/* The variant with these defines, or NULL. Inline: a launch whose variant
+ * is still being built looks it up every time. */
+static inline aoe_variant *aoe_variant_find(aoe_variant_list *list, const char *defines)
+{
+    for (aoe_variant *v = atomic_load_explicit(list, memory_order_acquire); v; v = v->next)
+        if (!strcmp(v->defines, defines)) return v;
+    return NULL;
+}
 /* Sets v's defines (a copy), kernel name and state: failed from the start
  * when bad, else pending. -1 when out of memory. */
 int aoe_variant_init(aoe_variant *v, const char *defines, const char *kernel_name, int bad);
