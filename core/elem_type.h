@@ -5,6 +5,7 @@
 #define AOE_ELEM_TYPE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* X(enum suffix, name in job files, bytes per element) */
 #define AOE_ELEM_TYPES(X)                                                                          \
@@ -32,6 +33,12 @@ const char *aoe_elem_name(aoe_elem_type t);
 size_t aoe_elem_size(aoe_elem_type t);
 /* 0 and *out set when name is one of the names above; -1 otherwise. */
 int aoe_elem_parse(const char *name, aoe_elem_type *out);
+/* The element type an argument of C type `type_name` holds, as a runtime
+ * reports it (OpenCL's CL_KERNEL_ARG_TYPE_NAME: "float*", "half4*", "uchar*",
+ * "unsigned int"; CUDA C: "__half*", "__nv_bfloat16*", "int8_t*"). Vectors
+ * count as their element type; BYTES for anything else (structs, size_t,
+ * bool, images) and when `size` bytes are not whole elements. */
+aoe_elem_type aoe_elem_of_type_name(const char *type_name, uint64_t size);
 /* 1 for F32, F16, BF16, F64. */
 int aoe_elem_is_float(aoe_elem_type t);
 

@@ -5,7 +5,6 @@
  * or unreadable buffers are replayed with synthetic data. A buffer the
  * program never initialised (opencl_mem.h) is captured as zeros: its stale
  * bytes never reach a job. */
-#include "hooks/opencl_elem.h"
 #include "hooks/opencl_internal.h"
 #include "hooks/opencl_mem.h"
 
@@ -58,7 +57,7 @@ static aoe_elem_type elem(const aoe_launch_desc *d, uint32_t i, const aoe_job_ar
         REAL(clGetKernelArgInfo)(c->kr->k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type - 1, type,
                                  NULL) != CL_SUCCESS)
         return AOE_ELEM_BYTES;
-    return aoe_cl_elem_of_type_name(type, ja->size);
+    return aoe_elem_of_type_name(type, ja->size);
 }
 
 const aoe_launch_runtime aoe_cl_launch_runtime = {.limits = limits, .buffer = buffer, .elem = elem};

@@ -44,6 +44,8 @@ typedef struct {
     aoe_device_limits limits; /* the device's and the kernel's */
     uint8_t *read_only; /* per argument (nargs entries, zeroed by the caller): 1 when the program
                            declares the kernel never writes that buffer */
+    uint8_t *elem;      /* per argument (nargs entries, AOE_ELEM_BYTES from the caller): the element
+                           type the program declares for a buffer, where the runtime can tell */
 } aoe_exec_info;
 
 typedef struct aoe_exec_ops {

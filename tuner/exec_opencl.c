@@ -304,6 +304,45 @@ static void mark_read_only(aoe_exec *ex, cl_kernel k, uint8_t *read_only)
     }
 }
 
+/* Element types of the buffer arguments from their declared type names. A
+ * program built without -cl-kernel-arg-info may not keep them (PoCL): then,
+ * for a program from source, one more build with that option (metadata only)
+ * answers, and is released at once. */
+static void declared_types(aoe_exec *ex, cl_kernel k, uint8_t *elem)
+{
+    const aoe_job *job = ex->job;
+    cl_program extra = NULL;
+    cl_kernel ek = NULL;
+    int need = 0; /* a buffer whose type the job does not say */
+    for (uint32_t i = 0; i < job->nargs; i++)
+        need |= job->args[i].kind == AOE_JOB_ARG_BUFFER && job->args[i].elem == AOE_ELEM_BYTES;
+    for (uint32_t i = 0; need && i < job->nargs; i++) {
+        if (job->args[i].kind != AOE_JOB_ARG_BUFFER) continue;
+        char type[64] = "";
+        cl_kernel q = ek ? ek : k;
+        cl_int rc =
+            CL(clGetKernelArgInfo)(q, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type - 1, type, NULL);
+        if (rc == CL_KERNEL_ARG_INFO_NOT_AVAILABLE && !ek && !extra && job->source) {
+            const char *src = job->source;
+            size_t olen = strlen(job->options ? job->options : "") + 24;
+            char *opts = malloc(olen);
+            extra = CL(clCreateProgramWithSource)(ex->ctx, 1, &src, NULL, &rc);
+            if (opts && rc == CL_SUCCESS) {
+                snprintf(opts, olen, "%s -cl-kernel-arg-info", job->options ? job->options : "");
+                rc = CL(clBuildProgram)(extra, 1, &ex->dev, opts, NULL, NULL);
+            }
+            free(opts);
+            if (rc == CL_SUCCESS) ek = CL(clCreateKernel)(extra, job->kernel_name, &rc);
+            if (rc != CL_SUCCESS || !ek) break;
+            rc =
+                CL(clGetKernelArgInfo)(ek, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type - 1, type, NULL);
+        }
+        if (rc == CL_SUCCESS) elem[i] = (uint8_t)aoe_elem_of_type_name(type, job->args[i].size);
+    }
+    if (ek) CL(clReleaseKernel)(ek);
+    if (extra) CL(clReleaseProgram)(extra);
+}
+
 static aoe_exec_status cl_inspect(aoe_exec *ex, aoe_exec_program *p, aoe_exec_info *info,
                                   char *detail, size_t len)
 {
@@ -316,6 +355,7 @@ static aoe_exec_status cl_inspect(aoe_exec *ex, aoe_exec_program *p, aoe_exec_in
     }
     query_limits(ex, k, &info->limits);
     if (info->read_only) mark_read_only(ex, k, info->read_only);
+    if (info->elem) declared_types(ex, k, info->elem);
     CL(clReleaseKernel)(k);
     return AOE_EXEC_OK;
 }

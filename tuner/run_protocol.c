@@ -29,6 +29,7 @@ struct aoe_protocol {
     aoe_programs *progs;
     host_buf *bufs;
     uint8_t *read_only;
+    uint8_t *elem; /* aoe_elem_type per argument the program declares (BYTES: unknown) */
     uint8_t *poisoned;
     uint8_t poison;
     aoe_device_limits lim;
@@ -104,10 +105,12 @@ aoe_exec_status aoe_protocol_open(const aoe_exec_ops *ops, const aoe_job *job, a
     p->ops = ops, p->job = job;
     p->bufs = calloc(n, sizeof *p->bufs);
     p->read_only = calloc(n, 1);
+    p->elem = calloc(n, 1); /* AOE_ELEM_BYTES is 0 */
     p->poisoned = calloc(n, 1);
     p->out_data = calloc(n, sizeof *p->out_data);
     p->out_size = calloc(n, sizeof *p->out_size);
-    if (!p->bufs || !p->read_only || !p->poisoned || !p->out_data || !p->out_size) goto fail;
+    if (!p->bufs || !p->read_only || !p->elem || !p->poisoned || !p->out_data || !p->out_size)
+        goto fail;
     if ((st = ops->open(job, &p->ex, detail, len)) != AOE_EXEC_OK) goto fail;
     uint64_t front_max = 0;
     for (uint32_t i = 0; i < job->nargs; i++) {
@@ -131,7 +134,7 @@ aoe_exec_status aoe_protocol_open(const aoe_exec_ops *ops, const aoe_job *job, a
         snprintf(detail, len, "the default program: %s: %.900s", aoe_exec_status_name(st), why);
         goto fail;
     }
-    aoe_exec_info info = {.read_only = p->read_only};
+    aoe_exec_info info = {.read_only = p->read_only, .elem = p->elem};
     if ((st = ops->inspect(p->ex, def, &info, detail, len)) != AOE_EXEC_OK) goto fail;
     p->lim = info.limits;
     *out = p;
@@ -305,6 +308,13 @@ const uint8_t *aoe_protocol_input(const aoe_protocol *p, uint32_t arg)
     return arg < p->job->nargs && p->bufs[arg].is_buf ? p->bufs[arg].init : NULL;
 }
 
+aoe_elem_type aoe_protocol_elem(const aoe_protocol *p, uint32_t arg)
+{
+    return arg < p->job->nargs && p->bufs[arg].is_buf && p->elem[arg] < AOE_ELEM_COUNT
+               ? (aoe_elem_type)p->elem[arg]
+               : AOE_ELEM_BYTES;
+}
+
 int aoe_protocol_read_only(const aoe_protocol *p, uint32_t arg)
 {
     return arg < p->job->nargs && p->bufs[arg].is_buf && p->read_only[arg];
@@ -326,6 +336,7 @@ void aoe_protocol_close(aoe_protocol *p)
     }
     free(p->bufs);
     free(p->read_only);
+    free(p->elem);
     free(p->poisoned);
     free(p->out_data);
     free(p->out_size);

@@ -82,6 +82,9 @@ const uint8_t *aoe_protocol_input(const aoe_protocol *p, uint32_t arg);
 /* Non-zero when the program declared that the kernel only reads buffer
  * argument `arg`: such a buffer is an input and is never poisoned. */
 int aoe_protocol_read_only(const aoe_protocol *p, uint32_t arg);
+/* The element type the program declares for buffer argument arg (inspect;
+ * BYTES when the runtime cannot tell). */
+aoe_elem_type aoe_protocol_elem(const aoe_protocol *p, uint32_t arg);
 
 /* Programs built so far (each distinct option string once). */
 size_t aoe_protocol_programs(const aoe_protocol *p);

@@ -3,6 +3,7 @@
 #include "tuner/runner_worker.h"
 #include "tuner/isolate.h"
 #include "tuner/verify_status.h"
+#include "core/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +114,13 @@ static aoe_exec_status build_reference(wstate *s, char *err, size_t errlen)
     snprintf(err, errlen, "out of memory");
     if (!w || aoe_reference_init(&s->ref, n)) goto out;
     aoe_reference_types_from_job(&s->ref, job); /* typed where the capture knew the types */
+    for (uint32_t i = 0; i < n; i++) { /* else where the executor's runtime declares them */
+        aoe_elem_type e = aoe_protocol_elem(s->ex, i);
+        if (s->ref.elem[i] == AOE_VERIFY_UNTYPED && e != AOE_ELEM_BYTES)
+            s->ref.elem[i] = (uint8_t)e;
+        if (s->ref.elem[i] != AOE_VERIFY_UNTYPED)
+            AOE_DEBUG("args[%u] verified as %s", i, aoe_elem_name((aoe_elem_type)s->ref.elem[i]));
+    }
     if ((rc = reference_run(s, NULL, 0, &a, err, errlen))) goto out;
     rc = AOE_EXEC_OUT_OF_MEMORY;
     s->ref.oob_bytes = s->cap_oob;

@@ -34,4 +34,18 @@ check(len(flags) == 6 and flags[:3] == [0, 0, 0] and all(f > 0 for f in flags[3:
 PYEOF
 "$AOE" tune --dry-run "$job" >"$T/out" 2>&1 || fail "aoe tune cannot read the captured job: $(cat "$T/out")"
 grep -q gemm_tiled "$T/out" || fail "dry run does not name the kernel: $(cat "$T/out")"
+
+# Without -cl-kernel-arg-info PoCL reports no types: the job says "bytes" and
+# the tuner's executor learns the declared types itself (one build with that
+# option), so the buffers are still verified as float32.
+rm -rf "$AOE_WORK_PATH/spool"
+AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" "$client" >/dev/null 2>"$T/err" ||
+  fail "client failed: $(cat "$T/err")"
+job=$(compgen -G "$AOE_WORK_PATH/spool/*.job" | head -1) || fail "no job captured"
+grep -q '"type":"bytes"' "$job" || fail "expected untyped buffers without argument info"
+AOE_LOG_LEVEL=debug "$AOE" tune --bank "$T/typed_bank" --max-evals 2 "$job" >"$T/out" 2>&1 ||
+  fail "aoe tune failed: $(cat "$T/out")"
+for a in 3 4 5; do
+  grep -q "args\[$a\] verified as f32" "$T/out" || fail "args[$a] not verified as f32: $(cat "$T/out")"
+done
 echo "ok"

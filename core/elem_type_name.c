@@ -1,7 +1,8 @@
-/* OpenCL argument type names -> element types, so that a captured job says
+/* C type names as runtimes report kernel argument types (OpenCL C's
+ * clGetKernelArgInfo, CUDA C spellings) -> element types, so that a job says
  * what its buffers hold (typed verification compares floats with tolerances,
- * integers exactly). */
-#include "hooks/opencl_elem.h"
+ * integers exactly). Plain text: no runtime header. */
+#include "core/elem_type.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -9,11 +10,29 @@
 static const struct {
     const char *name;
     aoe_elem_type elem;
-} cl_types[] = {
-    {"char", AOE_ELEM_I8},    {"uchar", AOE_ELEM_U8},   {"short", AOE_ELEM_I16},
-    {"ushort", AOE_ELEM_U16}, {"int", AOE_ELEM_I32},    {"uint", AOE_ELEM_U32},
-    {"long", AOE_ELEM_I64},   {"ulong", AOE_ELEM_U64},  {"half", AOE_ELEM_F16},
-    {"float", AOE_ELEM_F32},  {"double", AOE_ELEM_F64},
+} c_types[] = {
+    {"char", AOE_ELEM_I8},
+    {"uchar", AOE_ELEM_U8},
+    {"short", AOE_ELEM_I16},
+    {"ushort", AOE_ELEM_U16},
+    {"int", AOE_ELEM_I32},
+    {"uint", AOE_ELEM_U32},
+    {"long", AOE_ELEM_I64},
+    {"ulong", AOE_ELEM_U64},
+    {"half", AOE_ELEM_F16},
+    {"float", AOE_ELEM_F32},
+    {"double", AOE_ELEM_F64},
+    /* CUDA C and <stdint.h> spellings */
+    {"__half", AOE_ELEM_F16},
+    {"__nv_bfloat16", AOE_ELEM_BF16},
+    {"int8_t", AOE_ELEM_I8},
+    {"uint8_t", AOE_ELEM_U8},
+    {"int16_t", AOE_ELEM_I16},
+    {"uint16_t", AOE_ELEM_U16},
+    {"int32_t", AOE_ELEM_I32},
+    {"uint32_t", AOE_ELEM_U32},
+    {"int64_t", AOE_ELEM_I64},
+    {"uint64_t", AOE_ELEM_U64},
 };
 
 /* The base name: qualifiers dropped, "unsigned T" as "uT", one trailing '*'
@@ -47,6 +66,8 @@ static void base_name(const char *type_name, char *out, size_t outlen)
         snprintf(out, outlen, "%s%s", is_unsigned ? "u" : "", w);
     }
     if (is_unsigned && !out[0]) snprintf(out, outlen, "uint"); /* plain "unsigned" */
+    for (size_t i = 0; i < sizeof c_types / sizeof c_types[0]; i++)
+        if (!strcmp(out, c_types[i].name)) return; /* "__nv_bfloat16", "int8_t": no width */
     size_t n = strlen(out), d = n;
     while (d > 0 && out[d - 1] >= '0' && out[d - 1] <= '9') d--;
     if (d < n) {
@@ -60,14 +81,14 @@ static void base_name(const char *type_name, char *out, size_t outlen)
     }
 }
 
-aoe_elem_type aoe_cl_elem_of_type_name(const char *type_name, uint64_t size)
+aoe_elem_type aoe_elem_of_type_name(const char *type_name, uint64_t size)
 {
     char base[64];
     if (!type_name) return AOE_ELEM_BYTES;
     base_name(type_name, base, sizeof base);
-    for (size_t i = 0; i < sizeof cl_types / sizeof cl_types[0]; i++)
-        if (!strcmp(base, cl_types[i].name)) {
-            aoe_elem_type e = cl_types[i].elem;
+    for (size_t i = 0; i < sizeof c_types / sizeof c_types[0]; i++)
+        if (!strcmp(base, c_types[i].name)) {
+            aoe_elem_type e = c_types[i].elem;
             return size % aoe_elem_size(e) ? AOE_ELEM_BYTES : e;
         }
     return AOE_ELEM_BYTES;

@@ -1,10 +1,10 @@
-/* OpenCL argument type names -> element types (hooks/opencl_elem.c), as
- * clGetKernelArgInfo spells them. */
-#include "hooks/opencl_elem.h"
+/* C type names as runtimes report them -> element types (core/elem_type_name.c): OpenCL C
+ * (clGetKernelArgInfo) and CUDA C spellings. */
+#include "core/elem_type.h"
 
 #include <criterion/criterion.h>
 
-Test(opencl_elem, scalar_vector_and_pointer_types)
+Test(elem_type_name, scalar_vector_and_pointer_types)
 {
     struct {
         const char *name;
@@ -36,12 +36,12 @@ Test(opencl_elem, scalar_vector_and_pointer_types)
         {"float3*", 48, AOE_ELEM_F32},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        cr_expect_eq(aoe_cl_elem_of_type_name(cases[i].name, cases[i].size), cases[i].want,
+        cr_expect_eq(aoe_elem_of_type_name(cases[i].name, cases[i].size), cases[i].want,
                      "%s: got %s", cases[i].name,
-                     aoe_elem_name(aoe_cl_elem_of_type_name(cases[i].name, cases[i].size)));
+                     aoe_elem_name(aoe_elem_of_type_name(cases[i].name, cases[i].size)));
 }
 
-Test(opencl_elem, anything_else_is_bytes)
+Test(elem_type_name, anything_else_is_bytes)
 {
     struct {
         const char *name;
@@ -63,8 +63,16 @@ Test(opencl_elem, anything_else_is_bytes)
         {"01234567890123456789012345678901234567890123456789012345678901234567890123456789", 4},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        cr_expect_eq(aoe_cl_elem_of_type_name(cases[i].name, cases[i].size), AOE_ELEM_BYTES,
+        cr_expect_eq(aoe_elem_of_type_name(cases[i].name, cases[i].size), AOE_ELEM_BYTES,
                      "%s: got %s", cases[i].name,
-                     aoe_elem_name(aoe_cl_elem_of_type_name(cases[i].name, cases[i].size)));
-    cr_expect_eq(aoe_cl_elem_of_type_name(NULL, 4), AOE_ELEM_BYTES);
+                     aoe_elem_name(aoe_elem_of_type_name(cases[i].name, cases[i].size)));
+    cr_expect_eq(aoe_elem_of_type_name(NULL, 4), AOE_ELEM_BYTES);
+}
+
+Test(elem_type_name, cuda_spellings)
+{
+    cr_assert_eq(aoe_elem_of_type_name("__half*", 8), AOE_ELEM_F16);
+    cr_assert_eq(aoe_elem_of_type_name("const __nv_bfloat16*", 8), AOE_ELEM_BF16);
+    cr_assert_eq(aoe_elem_of_type_name("int8_t*", 3), AOE_ELEM_I8);
+    cr_assert_eq(aoe_elem_of_type_name("uint64_t*", 12), AOE_ELEM_BYTES); /* not whole elements */
 }
