@@ -61,7 +61,9 @@ int aoe_verify_buffer(const uint8_t *ref, const uint8_t *got, uint64_t size, int
  *   ||got - ref||_2 / ||ref||_2 <= rel_l2   and
  *   max |got - ref| <= max_abs * max(1, max |ref|)
  * (an allowance for accumulated error, so reductions may reorder) with the
- * type's tolerance from aoe_verify_tolerance_for. Integers and BYTES: exact.
+ * type's tolerance from aoe_verify_tolerance_for; an element that is a
+ * subnormal of its type (f32, bf16, f64: what a bit-cast small integer looks
+ * like) must match exactly. Integers and BYTES: exact.
  * tol->exact: every type bit for bit. A trailing partial element: exact. */
 int aoe_verify_buffer_typed(aoe_elem_type type, const uint8_t *ref, const uint8_t *got,
                             uint64_t size, int poisoned, const uint8_t *written,

@@ -315,3 +315,20 @@ Test(verify_typed, job_element_types_reach_the_reference)
     cr_assert_eq(aoe_verify_outputs(&ref, got, 0, -1, &deflt, why, sizeof why), 0, "%s", why);
     aoe_reference_free(&ref);
 }
+
+Test(verify_typed, f32_holding_integers_compares_exactly)
+{
+    /* a float* buffer the kernel fills with bit-cast small integers (subnormal
+     * as floats): one changed index is a wrong result, typed or not */
+    uint32_t r[64], g[64];
+    for (uint32_t i = 0; i < 64; i++) r[i] = g[i] = i;
+    g[7] = 12345;
+    char why[256] = "";
+    cr_assert_eq(
+        aoe_verify_buffer((uint8_t *)r, (uint8_t *)g, sizeof r, 0, NULL, &deflt, why, sizeof why),
+        -1);
+    cr_assert_eq(aoe_verify_buffer_typed(AOE_ELEM_F32, (uint8_t *)r, (uint8_t *)g, sizeof r, 0,
+                                         NULL, &deflt, why, sizeof why),
+                 -1, "typed f32 accepted a changed integer: %s", why);
+    cr_assert(strstr(why, "wrong result") == why, "%s", why);
+}
