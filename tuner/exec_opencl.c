@@ -119,12 +119,29 @@ static void cl_close(aoe_exec *ex)
     free(ex);
 }
 
+/* What job format 2 can say and OpenCL cannot run: refused before anything
+ * is loaded, so it is never tuned against a launch that did not happen. */
+static const char *cl_unsupported(const aoe_job *job)
+{
+    if (job->op != AOE_OP_KERNEL) return "a library call";
+    if (job->launch_kind != AOE_LAUNCH_GLOBAL_LOCAL) return "a grid/block launch";
+    if (job->dynamic_shared_bytes) return "dynamic shared memory";
+    aoe_job_prog_kind k = aoe_job_program_kind(job);
+    if (k != AOE_JOB_PROG_SOURCE && k != AOE_JOB_PROG_BINARY) return "a PTX or cubin program";
+    return NULL;
+}
+
 static aoe_exec_status cl_open(const aoe_job *job, aoe_exec **out, char *detail, size_t len)
 {
     cl_int rc = CL_SUCCESS;
     aoe_exec_status st;
-    aoe_exec *ex = calloc(1, sizeof *ex);
     *out = NULL;
+    const char *what = cl_unsupported(job);
+    if (what) {
+        snprintf(detail, len, "the OpenCL executor cannot replay %s", what);
+        return AOE_EXEC_UNSUPPORTED;
+    }
+    aoe_exec *ex = calloc(1, sizeof *ex);
     if (!ex) {
         snprintf(detail, len, "out of memory");
         return AOE_EXEC_OUT_OF_MEMORY;
@@ -229,7 +246,7 @@ static aoe_exec_status cl_build(aoe_exec *ex, const char *options, aoe_exec_prog
     if (rc != CL_SUCCESS) {
         if (p) CL(clReleaseProgram)(p);
         cl_fail(rc, 0, "creating the program", detail, len);
-        return AOE_EXEC_BUILD_FAILED;
+        return aoe_cl_build_status(rc);
     }
     rc = CL(clBuildProgram)(p, 1, &ex->dev, options, NULL, NULL);
     if (rc != CL_SUCCESS) {
@@ -245,7 +262,7 @@ static aoe_exec_status cl_build(aoe_exec *ex, const char *options, aoe_exec_prog
                  log && *log ? log : "no build log");
         free(log);
         CL(clReleaseProgram)(p);
-        return AOE_EXEC_BUILD_FAILED;
+        return aoe_cl_build_status(rc);
     }
     aoe_exec_program *prog = calloc(1, sizeof *prog);
     if (!prog) {

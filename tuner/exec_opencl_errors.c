@@ -69,3 +69,11 @@ aoe_exec_status aoe_cl_status(cl_int e, int launch)
         return AOE_EXEC_RUNTIME_ERROR;
     }
 }
+
+aoe_exec_status aoe_cl_build_status(cl_int e)
+{
+    return e == CL_OUT_OF_HOST_MEMORY || e == CL_OUT_OF_RESOURCES ||
+                   e == CL_MEM_OBJECT_ALLOCATION_FAILURE
+               ? AOE_EXEC_OUT_OF_MEMORY
+               : AOE_EXEC_BUILD_FAILED;
+}

@@ -13,5 +13,9 @@ const char *aoe_cl_err_name(cl_int e);
  * launch (launch != 0), a work-size error is REFUSED; anything else
  * RUNTIME_ERROR. */
 aoe_exec_status aoe_cl_status(cl_int e, int launch);
+/* The status of a failed clCreateProgramWith* or clBuildProgram: out of
+ * memory (retried later) when the runtime ran out of host memory or
+ * resources, else the program does not build. */
+aoe_exec_status aoe_cl_build_status(cl_int e);
 
 #endif
