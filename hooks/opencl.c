@@ -201,7 +201,8 @@ static int classify_args(aoe_cl_kernel *kr)
                       ? AOE_NT_PIPE
                       : 0;
         if (why) {
-            snprintf(kr->nt_detail, sizeof kr->nt_detail, "argument %u is %s", i, type);
+            /* the detail is a label: a long type name is cut (%.40s) */
+            snprintf(kr->nt_detail, sizeof kr->nt_detail, "argument %u is %.40s", i, type);
             return why;
         }
         if (q == CL_KERNEL_ARG_ADDRESS_LOCAL)
