@@ -293,6 +293,11 @@ int aoe_gemm_desc_check(const aoe_gemm_desc *d, char *err, size_t errlen)
         FAIL("reduction_mask: %u is not a cublasLtReductionScheme_t mask (0..7)",
              d->reduction_mask);
     if (d->sm_count_target > 65536) FAIL("sm_count_target: %u is above 65536", d->sm_count_target);
+    if (d->path == AOE_GEMM_PATH_BLAS && d->epilogue != 1)
+        FAIL("epilogue: %u, but a cuBLAS call has none (1, DEFAULT)", d->epilogue);
+    /* pointer modes 1 and 2 keep beta in device memory: nobody read it */
+    if ((d->flags & AOE_GEMM_FLAG_BETA_ZERO) && (d->pointer_mode == 1 || d->pointer_mode == 2))
+        FAIL("flags: beta_zero, but pointer_mode %u keeps beta in device memory", d->pointer_mode);
     if (d->flags & ~AOE_GEMM_FLAGS_KNOWN)
         FAIL("flags: unknown bits 0x%x", d->flags & ~AOE_GEMM_FLAGS_KNOWN);
     if (d->path == AOE_GEMM_PATH_BLAS && !(d->flags & AOE_GEMM_FLAG_C_IS_D))

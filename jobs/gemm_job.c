@@ -184,6 +184,8 @@ static int from_object(const cJSON *o, const char *prefix, aoe_gemm_desc *d, cha
             set(d, f, f->min); /* bias_type -1 */
             continue;
         }
+        if (f->min < 0 && (!cJSON_IsNumber(it) || it->valuedouble < 0))
+            return aoe_errf(err, errlen, "%s: expected -1 or an integer in 0..%.0f", name, f->max);
         if (aoe_jf_uint(it, name, f->min < 0 ? 0 : f->min, f->max, &v, err, errlen)) return -1;
         set(d, f, (double)v);
     }

@@ -263,6 +263,9 @@ MUT(m_blas_pointer_mode,
 MUT(m_blas_in_place, d->path = AOE_GEMM_PATH_BLAS)
 MUT(m_c_is_d, (d->flags = AOE_GEMM_FLAG_C_IS_D, d->ldc = 4100))
 MUT(m_flags, d->flags = 16)
+MUT(m_beta_device, d->pointer_mode = 1)
+MUT(m_blas_epilogue,
+    (d->path = AOE_GEMM_PATH_BLAS, d->flags = AOE_GEMM_FLAG_C_IS_D, d->epilogue = 2))
 MUT(m_reduction, d->reduction_mask = 8)
 MUT(m_huge, d->n = 1ull << 41)
 
@@ -299,6 +302,8 @@ Test(gemm, check_names_the_field)
         {m_blas_in_place, "flags: a cuBLAS call writes C in place"},
         {m_c_is_d, "flags: c_is_d, but C and D differ"},
         {m_flags, "flags: unknown bits 0x10"},
+        {m_beta_device, "flags: beta_zero, but pointer_mode 1 keeps beta in device memory"},
+        {m_blas_epilogue, "epilogue: 2, but a cuBLAS call has none (1, DEFAULT)"},
         {m_reduction, "reduction_mask: 8 is not"},
         {m_huge, "ldb: the operand spans more than 2^53 bytes"},
     };
@@ -347,6 +352,16 @@ Test(gemm, json_round_trip)
         {"[1]", "gemm: expected an object"},
         {"{\"path\":\"lt\",\"library\":\"cublasLt\",\"lda\":-1}", "gemm.library_version: missing"},
         {"{\"path\":\"lt\",\"library\":\"cublasLt\",\"tile\":1}", "gemm.tile: unknown"},
+        {"{\"path\":\"lt\",\"library\":\"cublasLt\",\"library_version\":1,\"a_type\":0,"
+         "\"b_type\":0,\"c_type\":0,\"d_type\":0,\"compute_type\":68,\"scale_type\":0,"
+         "\"transa\":0,\"transb\":0,\"m\":2,\"n\":3,\"k\":4,\"lda\":2,\"ldb\":4,\"ldc\":2,"
+         "\"ldd\":2,\"bias_type\":-2}",
+         "gemm.bias_type: expected -1 or an integer in 0..2147483647"},
+        {"{\"path\":\"lt\",\"library\":\"cublasLt\",\"library_version\":1,\"a_type\":0,"
+         "\"b_type\":0,\"c_type\":0,\"d_type\":0,\"compute_type\":68,\"scale_type\":0,"
+         "\"transa\":0,\"transb\":0,\"m\":2,\"n\":3,\"k\":4,\"lda\":1,\"ldb\":4,\"ldc\":2,"
+         "\"ldd\":2}",
+         "gemm.lda: 1 is less than the rows of A (2: m, transa N)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
@@ -492,6 +507,12 @@ Test(gemm, other_library_calls_keep_their_keys)
     j.runtime = strdup("cublaslt");
     cr_expect(!aoe_job_is_gemm(&j));
     cr_expect(!key_eq(aoe_job_compute_key(&j), gemm_key));
+    /* a GEMM job whose description fails keys like nothing the hook computes */
+    free(j.runtime);
+    j.runtime = strdup("cublas");
+    j.args[0].size = 4;
+    aoe_key none = aoe_job_compute_key(&j);
+    cr_expect(none.hi == 0 && none.lo == 0);
     aoe_job_free(&j);
 }
 
