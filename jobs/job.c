@@ -6,6 +6,7 @@
 #include "jobs/job.h"
 
 #include "core/log.h"
+#include "jobs/gemm.h"
 #include "jobs/job_fields.h"
 #include "store/opkey.h"
 
@@ -117,6 +118,8 @@ static int parse_root(const cJSON *root, aoe_job *job, char *err, size_t errlen)
     int rc = v == 1 ? aoe_job_parse_v1(root, job, err, errlen)
                     : aoe_job_parse_v2(root, job, err, errlen);
     if (rc || parse_envelope(root, job, err, errlen)) return -1;
+    aoe_gemm_desc gemm; /* a GEMM's description decides its key: checked first */
+    if (aoe_job_is_gemm(job) && aoe_gemm_from_job(job, &gemm, err, errlen)) return -1;
     return parse_key(root, job, err, errlen); /* last: it covers every other field */
 }
 
@@ -233,6 +236,11 @@ static const char *key_fingerprint(const aoe_job *job, char *buf, size_t buflen)
 
 aoe_key aoe_job_compute_key(const aoe_job *job)
 {
+    if (aoe_job_is_gemm(job)) { /* keyed by its description alone (docs/formats.md) */
+        aoe_gemm_desc d;
+        if (aoe_gemm_from_job(job, &d, NULL, 0)) return (aoe_key){0, 0}; /* nothing matches */
+        return aoe_gemm_key(job->fingerprint, &d);
+    }
     char fpbuf[AOE_FINGERPRINT_LEN + 128], *joined = NULL;
     const char *options = job->options;
     if (!options && job->noptions &&

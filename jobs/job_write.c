@@ -4,6 +4,7 @@
 #include "jobs/job.h"
 
 #include "core/base64.h"
+#include "jobs/gemm.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -307,6 +308,8 @@ static int writable(const aoe_job *job, const prepared *pr)
         strlen(job->fingerprint) >= AOE_FINGERPRINT_LEN || !runtime_ok(job->runtime))
         return 0;
     if (!program_ok(job, pr) || !args_ok(job)) return 0;
+    aoe_gemm_desc gemm; /* a GEMM job's description and arguments as the reader checks them */
+    if (aoe_job_is_gemm(job) && aoe_gemm_from_job(job, &gemm, NULL, 0)) return 0;
     if (job->space_json) {
         cJSON *sp = cJSON_Parse(job->space_json);
         int ok = cJSON_IsObject(sp);

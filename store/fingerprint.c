@@ -53,6 +53,16 @@ void aoe_fingerprint_format(char *out, size_t outlen, const char *runtime, const
     aoe_fingerprint_build(out, outlen, &d);
 }
 
+void aoe_fingerprint_cuda(char *out, size_t outlen, const char *device_name, int driver_version,
+                          unsigned sms, int cc_major, int cc_minor)
+{
+    char driver[16], arch[AOE_ARCH_LEN];
+    snprintf(driver, sizeof driver, "%d", driver_version);
+    snprintf(arch, sizeof arch, "sm_%d%d", cc_major, cc_minor);
+    aoe_device_desc d = {"cuda", "NVIDIA", device_name, driver, sms, arch};
+    aoe_fingerprint_build(out, outlen, &d);
+}
+
 char *aoe_fingerprint_arch(const char *fingerprint, char *out, size_t outlen)
 {
     const char *p = fingerprint ? fingerprint : "";

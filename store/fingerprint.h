@@ -33,6 +33,16 @@ void aoe_fingerprint_build(char *out, size_t outlen, const aoe_device_desc *d);
 void aoe_fingerprint_format(char *out, size_t outlen, const char *runtime, const char *vendor,
                             const char *device, const char *driver, unsigned compute_units);
 
+/* The CUDA fingerprint (the form the cublas hooks, the CUDA executors and a
+ * future driver-API runtime share): "cuda|NVIDIA|<device
+ * name>|<driver>|cu=<SMs>|arch=sm_<major><minor>", e.g. "cuda|NVIDIA|NVIDIA H100 80GB
+ * HBM3|13000|cu=132|arch=sm_90". The device name is cuDeviceGetName's, the driver
+ * cuDriverGetVersion's number (not the driver build, so a driver update keeps the bank), the SM
+ * count CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT (MIG slices and PCIe/SXM parts differ) and the
+ * compute capability that of CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR/MINOR. */
+void aoe_fingerprint_cuda(char *out, size_t outlen, const char *device_name, int driver_version,
+                          unsigned sms, int cc_major, int cc_minor);
+
 /* The architecture a fingerprint names into out ("" when it names none, as
  * every OpenCL and older fingerprint). Returns out. */
 char *aoe_fingerprint_arch(const char *fingerprint, char *out, size_t outlen);

@@ -1,10 +1,11 @@
-/* libFuzzer harness: the job reader on arbitrary bytes (format 1 and format 2).
+/* libFuzzer harness: the job reader on arbitrary bytes (format 1 and format 2,
+ * GEMM library calls with their description included).
  * Whatever it accepts must survive write (format 2) -> read unchanged: the same
  * key, sizes, argument bytes and types, program, options, launch, op and
  * runtime_extra.
  * fuzz-sources: jobs/job.c jobs/job_fields.c jobs/job_v1.c jobs/job_v2.c jobs/job_options.c
  * fuzz-sources: jobs/job_write.c core/base64.c core/elem_type.c store/opkey.c
- * fuzz-sources: core/log.c */
+ * fuzz-sources: core/log.c jobs/gemm.c jobs/gemm_job.c store/record_check.c */
 #include "jobs/job.h"
 
 #include <stdio.h>

@@ -1,7 +1,10 @@
 /* libFuzzer harness: the bank record decoder on arbitrary bytes. A record
  * that decodes must survive encode -> decode unchanged (parameter kinds
- * included, whether the bytes carried the kinds tag or not). */
-// fuzz-sources: store/record.c store/record_check.c
+ * included, whether the bytes carried the kinds tag or not); one whose policy
+ * reads as a GEMM algorithm configuration must survive configuration ->
+ * policy -> configuration unchanged. */
+// fuzz-sources: store/record.c store/record_check.c store/gemm_algo.c
+#include "store/gemm_algo.h"
 #include "store/record.h"
 #include "store/record_format.h"
 
@@ -24,5 +27,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (again.policy.params[i].kind != rec.policy.params[i].kind ||
             again.policy.params[i].value != rec.policy.params[i].value)
             abort();
+    aoe_gemm_algo algo, algo2;
+    aoe_policy p;
+    if (!aoe_gemm_algo_from_policy(&rec.policy, &algo, err, sizeof err)) {
+        if (aoe_gemm_algo_to_policy(&algo, &p, err, sizeof err) ||
+            aoe_gemm_algo_from_policy(&p, &algo2, err, sizeof err) ||
+            memcmp(&algo, &algo2, sizeof algo))
+            abort();
+    }
     return 0;
 }
