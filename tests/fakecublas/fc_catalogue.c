@@ -123,10 +123,12 @@ static void load(void)
         fprintf(stderr, "fakecublas: cannot read FAKECUBLAS_CATALOGUE %s\n", path);
         return;
     }
-    if (fc_catalogue_parse(text, &loaded) == 0)
+    char why[128] = "";
+    if (fc_catalogue_parse(text, &loaded, why, sizeof why) == 0)
         current = &loaded;
     else
-        fprintf(stderr, "fakecublas: FAKECUBLAS_CATALOGUE %s is not a valid catalogue\n", path);
+        fprintf(stderr, "fakecublas: FAKECUBLAS_CATALOGUE %s is not a valid catalogue: %s\n", path,
+                why);
     free(text);
 }
 

@@ -68,8 +68,8 @@ struct fc_problem {
  * names a file that cannot be read or parsed: every call then fails). */
 const struct fc_catalogue *fc_catalogue(void);
 const struct fc_algo_info *fc_catalogue_find(const struct fc_catalogue *cat, int id);
-/* Parses a catalogue from JSON text; 0 or -1 with a message on stderr. */
-int fc_catalogue_parse(const char *json, struct fc_catalogue *out);
+/* Parses a catalogue from JSON text: 0, or -1 with the reason in why. */
+int fc_catalogue_parse(const char *json, struct fc_catalogue *out, char *why, size_t why_size);
 void fc_catalogue_default(struct fc_catalogue *out);
 
 /* The default configuration of an algorithm (first tile, stages and cluster). */

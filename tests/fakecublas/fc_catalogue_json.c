@@ -101,18 +101,23 @@ static int parse_algo(const cJSON *o, struct fc_algo_info *a)
     return 0;
 }
 
-int fc_catalogue_parse(const char *json, struct fc_catalogue *out)
+int fc_catalogue_parse(const char *json, struct fc_catalogue *out, char *why, size_t why_size)
 {
     memset(out, 0, sizeof *out);
     cJSON *root = cJSON_Parse(json);
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "algorithms"), *v;
-    int rc = cJSON_IsArray(arr) && cJSON_GetArraySize(arr) <= FC_MAX_ALGOS ? 0 : -1;
+    int rc = 0;
+    if (!root)
+        rc = -1, snprintf(why, why_size, "not JSON");
+    else if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > FC_MAX_ALGOS)
+        rc = -1,
+        snprintf(why, why_size, "\"algorithms\" is not a list of at most %d", FC_MAX_ALGOS);
     const cJSON *list = rc == 0 ? arr : NULL;
     cJSON_ArrayForEach(v, list)
     {
         if (parse_algo(v, &out->algos[out->n]) < 0 ||
             fc_catalogue_find(out, out->algos[out->n].id)) {
-            fprintf(stderr, "fakecublas: catalogue algorithm #%d is invalid or repeated\n", out->n);
+            snprintf(why, why_size, "algorithm #%d is invalid or repeats an id", out->n);
             rc = -1;
             break;
         }
@@ -120,7 +125,8 @@ int fc_catalogue_parse(const char *json, struct fc_catalogue *out)
     }
     if (rc == 0) {
         out->cublas_default = (int)num(root, "cublas_default", out->n ? out->algos[0].id : 0);
-        if (!fc_catalogue_find(out, out->cublas_default)) rc = -1;
+        if (!fc_catalogue_find(out, out->cublas_default))
+            rc = -1, snprintf(why, why_size, "\"cublas_default\" names no algorithm");
     }
     cJSON_Delete(root);
     return rc;
