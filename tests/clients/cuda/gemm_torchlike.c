@@ -2,7 +2,8 @@
  * docs/experiments/cuda-probes-h100.md) and checks every result against its
  * own double-precision reference:
  *   (a) F.linear(x, W, b): cuBLASLt, fresh descriptors, TN, epilogue BIAS,
- *       heuristic with requestedAlgoCount 1 and a 1 MiB workspace, then
+ *       heuristic with requestedAlgoCount 1, a 1 MiB workspace and the
+ *       pointers' alignments, then
  *       cublasLtMatmul with that algorithm;
  *   (b) x @ W.t(): cublasGemmEx TN, CUBLAS_COMPUTE_32F,
  *       CUBLAS_GEMM_DEFAULT_TENSOR_OP, with cublasSetWorkspace_v2 (32 MiB) and
@@ -85,6 +86,14 @@ static double last_time(const char *sym)
     return fn ? fn() : -1.0; /* the real libraries have no simulated clock */
 }
 
+/* PyTorch's _getAlignment: the largest power of two up to 256 dividing p. */
+static uint32_t alignment(const void *p)
+{
+    uint32_t a = 256;
+    while ((uintptr_t)p % a) a /= 2;
+    return a;
+}
+
 /* y[M,N] = x[M,K] W[N,K]^T + b[N] (row-major, as PyTorch holds them). */
 static void linear_bias(cublasLtHandle_t lt, int M, int N, int K)
 {
@@ -116,6 +125,12 @@ static void linear_bias(cublasLtHandle_t lt, int M, int N, int K)
     CHECK(cublasLtMatmulPreferenceCreate(&pref));
     CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                &ws_size, sizeof ws_size));
+    /* The pointers' alignments, as gemm_and_bias (aten/src/ATen/cuda/CUDABlas.cpp) passes
+     * them: A = weight, B = input, C = result, D = the bias pointer's. */
+    uint32_t align[4] = {alignment(w.h), alignment(x.h), alignment(y), alignment(b.h)};
+    for (int i = 0; i < 4; i++)
+        CHECK(cublasLtMatmulPreferenceSetAttribute(
+            pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES + i, &align[i], sizeof align[i]));
     cublasLtMatmulHeuristicResult_t res;
     int got = 0;
     CHECK(cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 1, &res, &got));
