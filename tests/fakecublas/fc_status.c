@@ -1,0 +1,49 @@
+#include "fc_status.h"
+
+#define NAMES(X)                                                                                   \
+    X(CUBLAS_STATUS_SUCCESS, "success")                                                            \
+    X(CUBLAS_STATUS_NOT_INITIALIZED, "the library was not initialized")                            \
+    X(CUBLAS_STATUS_ALLOC_FAILED, "the resource allocation failed")                                \
+    X(CUBLAS_STATUS_INVALID_VALUE, "an invalid numeric value was used as an argument")             \
+    X(CUBLAS_STATUS_ARCH_MISMATCH, "an absent device architectural feature is required")           \
+    X(CUBLAS_STATUS_MAPPING_ERROR, "an access to GPU memory space failed")                         \
+    X(CUBLAS_STATUS_EXECUTION_FAILED, "the GPU program failed to execute")                         \
+    X(CUBLAS_STATUS_INTERNAL_ERROR, "an internal operation failed")                                \
+    X(CUBLAS_STATUS_NOT_SUPPORTED, "the functionality requested is not supported")                 \
+    X(CUBLAS_STATUS_LICENSE_ERROR, "error detected trying to check the license")
+
+const char *fc_status_name(cublasStatus_t s)
+{
+#define NAME(v, text)                                                                              \
+    if (s == v) return #v;
+    NAMES(NAME)
+#undef NAME
+    return "<unknown>";
+}
+
+const char *fc_status_string(cublasStatus_t s)
+{
+#define TEXT(v, text)                                                                              \
+    if (s == v) return text;
+    NAMES(TEXT)
+#undef TEXT
+    return "<unknown>";
+}
+
+cublasStatus_t fc_property(libraryPropertyType type, int *value)
+{
+    if (!value) return CUBLAS_STATUS_INVALID_VALUE;
+    switch (type) {
+    case MAJOR_VERSION:
+        *value = CUBLAS_VER_MAJOR;
+        return CUBLAS_STATUS_SUCCESS;
+    case MINOR_VERSION:
+        *value = CUBLAS_VER_MINOR;
+        return CUBLAS_STATUS_SUCCESS;
+    case PATCH_LEVEL:
+        *value = CUBLAS_VER_PATCH;
+        return CUBLAS_STATUS_SUCCESS;
+    default:
+        return CUBLAS_STATUS_INVALID_VALUE;
+    }
+}
