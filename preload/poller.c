@@ -24,7 +24,8 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
 static pthread_t g_thread;
 static int g_started, g_stop, g_wake;
-static int g_in_runtime;      /* the poller is inside a runtime call (g_lock) */
+atomic_int aoe_poller_in_runtime_flag; /* inside a runtime call (set under g_lock) */
+#define g_in_runtime aoe_poller_in_runtime_flag
 static atomic_int g_stopping; /* g_stop, readable without the lock */
 static _Atomic(aoe_bank *) g_bank;
 static pthread_mutex_t g_bank_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -192,7 +193,7 @@ int aoe_poller_runtime_enter(void)
     aoe_shim_exit_rearm();
     pthread_mutex_lock(&g_lock);
     int ok = !g_stop;
-    if (ok) g_in_runtime = 1;
+    if (ok) atomic_store(&g_in_runtime, 1);
     pthread_mutex_unlock(&g_lock);
     return ok;
 }
@@ -200,7 +201,7 @@ int aoe_poller_runtime_enter(void)
 void aoe_poller_runtime_leave(void)
 {
     pthread_mutex_lock(&g_lock);
-    g_in_runtime = 0;
+    atomic_store(&g_in_runtime, 0);
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -233,7 +234,8 @@ void aoe_poller_atfork_child(void)
     pthread_mutex_init(&g_lock, NULL);
     pthread_cond_init(&g_cond, NULL);
     pthread_mutex_init(&g_bank_lock, NULL);
-    g_started = g_stop = g_wake = g_in_runtime = 0;
+    g_started = g_stop = g_wake = 0;
+    atomic_store(&g_in_runtime, 0);
     atomic_store(&g_stopping, 0);
     g_last_gen = 0;
     atomic_store(&g_bank, NULL);
