@@ -24,8 +24,7 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
 static pthread_t g_thread;
 static int g_started, g_stop, g_wake;
-atomic_int aoe_poller_in_runtime_flag; /* inside a runtime call (set under g_lock) */
-#define g_in_runtime aoe_poller_in_runtime_flag
+static int g_in_runtime;      /* the poller is inside a runtime call (g_lock) */
 static atomic_int g_stopping; /* g_stop, readable without the lock */
 static _Atomic(aoe_bank *) g_bank;
 static pthread_mutex_t g_bank_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -193,7 +192,7 @@ int aoe_poller_runtime_enter(void)
     aoe_shim_exit_rearm();
     pthread_mutex_lock(&g_lock);
     int ok = !g_stop;
-    if (ok) atomic_store(&g_in_runtime, 1);
+    if (ok) g_in_runtime = 1;
     pthread_mutex_unlock(&g_lock);
     return ok;
 }
@@ -201,7 +200,7 @@ int aoe_poller_runtime_enter(void)
 void aoe_poller_runtime_leave(void)
 {
     pthread_mutex_lock(&g_lock);
-    atomic_store(&g_in_runtime, 0);
+    g_in_runtime = 0;
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -234,8 +233,7 @@ void aoe_poller_atfork_child(void)
     pthread_mutex_init(&g_lock, NULL);
     pthread_cond_init(&g_cond, NULL);
     pthread_mutex_init(&g_bank_lock, NULL);
-    g_started = g_stop = g_wake = 0;
-    atomic_store(&g_in_runtime, 0);
+    g_started = g_stop = g_wake = g_in_runtime = 0;
     atomic_store(&g_stopping, 0);
     g_last_gen = 0;
     atomic_store(&g_bank, NULL);

@@ -4,8 +4,6 @@
 #ifndef AOE_POLLER_H
 #define AOE_POLLER_H
 
-#include <stdatomic.h>
-
 /* Brackets one runtime call made by the poller thread. enter returns 0 once
  * the exit has begun (make no call). */
 int aoe_poller_runtime_enter(void);
@@ -15,10 +13,5 @@ int aoe_poller_stopping(void);
 /* shim_init.c: registers the exit handler again, so that it runs before the
  * exit handlers registered since (it runs once). */
 void aoe_shim_exit_rearm(void);
-/* Registers fn to run at exit through glibc's __cxa_atexit (preload/exit_order.c). */
-int aoe_exit_register(void (*fn)(void *));
-/* 1 while the poller thread is inside a runtime call (a variant build). A
- * plain flag, read by exit_order.c's uninstrumented __cxa_atexit. */
-extern atomic_int aoe_poller_in_runtime_flag;
 
 #endif
