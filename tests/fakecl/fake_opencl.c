@@ -11,8 +11,7 @@
  * that an exit handler registered then tears down; a build that runs after
  * or during the teardown aborts. FAKECL_BUILD_SLOW=STR: a clBuildProgram
  * whose options contain STR takes about 0.5 s, after creating the file
- * FAKECL_BUILD_SLOW_MARK when that is set (and, with
- * FAKECL_BUILD_LATE_TEARDOWN=1, after registering the teardown once more).
+ * FAKECL_BUILD_SLOW_MARK when that is set.
  * Thread-safe as far as the shim's tests need: object creation is
  * serialised, reference and launch counts are atomic (several threads may
  * launch one kernel, tests/integration/shim_race.sh). */
@@ -396,12 +395,6 @@ EXPORT cl_int clBuildProgram(cl_program p, cl_uint ndev, const cl_device_id *dev
     compiler_enter();
     const char *slow = getenv("FAKECL_BUILD_SLOW");
     if (slow && *slow && options && strstr(options, slow)) {
-        /* FAKECL_BUILD_LATE_TEARDOWN=1: this build registers more teardown,
-         * as a compiler's function-local statics first used by it do (seen
-         * with PoCL's clang: FileSystemStatCache), after anything the caller
-         * registered before the call */
-        const char *late = getenv("FAKECL_BUILD_LATE_TEARDOWN");
-        if (late && *late == '1') atexit(compiler_teardown);
         const char *mark = getenv("FAKECL_BUILD_SLOW_MARK");
         FILE *f = mark ? fopen(mark, "w") : NULL;
         if (f) fclose(f);

@@ -34,17 +34,6 @@ out=$(FAKECL_BUILD_SLOW=AOE_EXIT_SLOW FAKECL_BUILD_SLOW_MARK="$T/mark" AOE_TUNE_
 [ -e "$T/mark" ] || fail "the variant build never started: $(cat "$T/err")"
 [ "$rc" = 0 ] || fail "exit during a variant build: status $rc: $(cat "$T/err")"
 grep -q '^exit_launch: done$' <<<"$out" || fail "output lost: $out"
-# ... also when the build itself registers teardown (a compiler's static first
-# used by this build): that handler would run before the shim's and destroy
-# the compiler under the build (a crash seen with PoCL under load)
-rm -f "$T/mark"
-rc=0
-out=$(FAKECL_BUILD_SLOW=AOE_EXIT_SLOW FAKECL_BUILD_SLOW_MARK="$T/mark" FAKECL_BUILD_LATE_TEARDOWN=1 \
-  AOE_TUNE_MODE=off TUNE_BANK_PATH="$T/fakebank" LD_PRELOAD="$HOOK" timeout 20 "$client" \
-  --no-check --wait-file "$T/mark" 2>"$T/err") || rc=$?
-[ -e "$T/mark" ] || fail "the variant build never started (late teardown): $(cat "$T/err")"
-[ "$rc" = 0 ] || fail "exit during a build that registered teardown: status $rc: $(cat "$T/err")"
-grep -q '^exit_launch: done$' <<<"$out" || fail "output lost (late teardown): $out"
 unset LD_LIBRARY_PATH
 
 # (b) PoCL: the variant build is in flight when the program exits
