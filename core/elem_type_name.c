@@ -35,6 +35,14 @@ static const struct {
     {"uint64_t", AOE_ELEM_U64},
 };
 
+/* The element type a base name stands for, or AOE_ELEM_COUNT for none. */
+static aoe_elem_type lookup(const char *base)
+{
+    for (size_t i = 0; i < sizeof c_types / sizeof c_types[0]; i++)
+        if (!strcmp(base, c_types[i].name)) return c_types[i].elem;
+    return AOE_ELEM_COUNT;
+}
+
 /* The base name: qualifiers dropped, "unsigned T" as "uT", one trailing '*'
  * and a vector width (2, 3, 4, 8, 16) removed. Empty when it is none of these. */
 static void base_name(const char *type_name, char *out, size_t outlen)
@@ -66,8 +74,7 @@ static void base_name(const char *type_name, char *out, size_t outlen)
         snprintf(out, outlen, "%s%s", is_unsigned ? "u" : "", w);
     }
     if (is_unsigned && !out[0]) snprintf(out, outlen, "uint"); /* plain "unsigned" */
-    for (size_t i = 0; i < sizeof c_types / sizeof c_types[0]; i++)
-        if (!strcmp(out, c_types[i].name)) return; /* "__nv_bfloat16", "int8_t": no width */
+    if (lookup(out) != AOE_ELEM_COUNT) return; /* "__nv_bfloat16", "int8_t": no width */
     size_t n = strlen(out), d = n;
     while (d > 0 && out[d - 1] >= '0' && out[d - 1] <= '9') d--;
     if (d < n) {
@@ -86,10 +93,6 @@ aoe_elem_type aoe_elem_of_type_name(const char *type_name, uint64_t size)
     char base[64];
     if (!type_name) return AOE_ELEM_BYTES;
     base_name(type_name, base, sizeof base);
-    for (size_t i = 0; i < sizeof c_types / sizeof c_types[0]; i++)
-        if (!strcmp(base, c_types[i].name)) {
-            aoe_elem_type e = c_types[i].elem;
-            return size % aoe_elem_size(e) ? AOE_ELEM_BYTES : e;
-        }
-    return AOE_ELEM_BYTES;
+    aoe_elem_type e = lookup(base);
+    return e == AOE_ELEM_COUNT || size % aoe_elem_size(e) ? AOE_ELEM_BYTES : e;
 }

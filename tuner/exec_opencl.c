@@ -321,43 +321,47 @@ static void mark_read_only(aoe_exec *ex, cl_kernel k, uint8_t *read_only)
     }
 }
 
-/* Element types of the buffer arguments from their declared type names. A
- * program built without -cl-kernel-arg-info may not keep them (PoCL): then,
- * for a program from source, one more build with that option (metadata only)
- * answers, and is released at once. */
+static void cl_release(aoe_exec *ex, aoe_exec_program *p);
+
+/* Element types of the buffer arguments from kernel k's declared type names:
+ * 0, or -1 when the runtime kept no argument info. */
+static int read_types(const aoe_job *job, cl_kernel k, uint8_t *elem)
+{
+    for (uint32_t i = 0; i < job->nargs; i++) {
+        if (job->args[i].kind != AOE_JOB_ARG_BUFFER) continue;
+        char type[64] = "";
+        cl_int rc =
+            CL(clGetKernelArgInfo)(k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type - 1, type, NULL);
+        if (rc == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) return -1;
+        if (rc == CL_SUCCESS) elem[i] = (uint8_t)aoe_elem_of_type_name(type, job->args[i].size);
+    }
+    return 0;
+}
+
+/* Element types for the buffers the job leaves untyped. A program built
+ * without -cl-kernel-arg-info may not keep them (PoCL): then, for a program
+ * from source, one more build with that option (metadata only) answers. */
 static void declared_types(aoe_exec *ex, cl_kernel k, uint8_t *elem)
 {
     const aoe_job *job = ex->job;
-    cl_program extra = NULL;
-    cl_kernel ek = NULL;
-    int need = 0; /* a buffer whose type the job does not say */
+    int need = 0;
     for (uint32_t i = 0; i < job->nargs; i++)
         need |= job->args[i].kind == AOE_JOB_ARG_BUFFER && job->args[i].elem == AOE_ELEM_BYTES;
-    for (uint32_t i = 0; need && i < job->nargs; i++) {
-        if (job->args[i].kind != AOE_JOB_ARG_BUFFER) continue;
-        char type[64] = "";
-        cl_kernel q = ek ? ek : k;
-        cl_int rc =
-            CL(clGetKernelArgInfo)(q, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type - 1, type, NULL);
-        if (rc == CL_KERNEL_ARG_INFO_NOT_AVAILABLE && !ek && !extra && job->source) {
-            const char *src = job->source;
-            size_t olen = strlen(job->options ? job->options : "") + 24;
-            char *opts = malloc(olen);
-            extra = CL(clCreateProgramWithSource)(ex->ctx, 1, &src, NULL, &rc);
-            if (opts && rc == CL_SUCCESS) {
-                snprintf(opts, olen, "%s -cl-kernel-arg-info", job->options ? job->options : "");
-                rc = CL(clBuildProgram)(extra, 1, &ex->dev, opts, NULL, NULL);
-            }
-            free(opts);
-            if (rc == CL_SUCCESS) ek = CL(clCreateKernel)(extra, job->kernel_name, &rc);
-            if (rc != CL_SUCCESS || !ek) break;
-            rc =
-                CL(clGetKernelArgInfo)(ek, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type - 1, type, NULL);
+    if (!need || read_types(job, k, elem) == 0 || !job->source) return;
+    size_t olen = strlen(job->options ? job->options : "") + 24;
+    char *opts = malloc(olen), why[256];
+    aoe_exec_program *extra = NULL;
+    if (opts) snprintf(opts, olen, "%s -cl-kernel-arg-info", job->options ? job->options : "");
+    if (opts && cl_build(ex, opts, &extra, why, sizeof why) == AOE_EXEC_OK) {
+        cl_int rc;
+        cl_kernel ek = CL(clCreateKernel)(extra->prog, job->kernel_name, &rc);
+        if (rc == CL_SUCCESS) {
+            read_types(job, ek, elem);
+            CL(clReleaseKernel)(ek);
         }
-        if (rc == CL_SUCCESS) elem[i] = (uint8_t)aoe_elem_of_type_name(type, job->args[i].size);
+        cl_release(ex, extra);
     }
-    if (ek) CL(clReleaseKernel)(ek);
-    if (extra) CL(clReleaseProgram)(extra);
+    free(opts);
 }
 
 static aoe_exec_status cl_inspect(aoe_exec *ex, aoe_exec_program *p, aoe_exec_info *info,
