@@ -176,8 +176,11 @@ void aoe_poller_start(void)
     pthread_mutex_unlock(&g_lock);
 }
 
+/* Called when a variant build is requested: the exit handler is kept ahead
+ * of the runtime's teardown from now on (exit_order.c). */
 void aoe_poller_wake(void)
 {
+    aoe_exit_order_arm();
     pthread_mutex_lock(&g_lock);
     g_wake = 1;
     pthread_cond_signal(&g_cond);

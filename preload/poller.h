@@ -13,5 +13,10 @@ int aoe_poller_stopping(void);
 /* shim_init.c: registers the exit handler again, so that it runs before the
  * exit handlers registered since (it runs once). */
 void aoe_shim_exit_rearm(void);
+/* exit_order.c: from now on the exit handler runs before every exit handler
+ * registered so far or later (called when a variant build is requested). */
+void aoe_exit_order_arm(void);
+/* Registers fn to run at exit through glibc's __cxa_atexit (exit_order.c). */
+int aoe_exit_register(void (*fn)(void *));
 
 #endif

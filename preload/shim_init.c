@@ -73,8 +73,9 @@ static void flush_counts(const aoe_runtime *rt, void *ctx)
 }
 
 /* May be registered several times (aoe_shim_exit_rearm): runs once. */
-static void at_exit(void)
+static void at_exit(void *unused)
 {
+    (void)unused;
     if (!aoe_shim_active || atomic_exchange(&g_exit_done, 1)) return;
     aoe_poller_stop();
     aoe_runtime_each(flush_counts, NULL);
@@ -85,14 +86,16 @@ static void at_exit(void)
     if (rd) aoe_rd_end(rd);
 }
 
+/* Registered through glibc's __cxa_atexit directly: the shim's own
+ * (exit_order.c) would register it once more. */
 static void register_exit(void)
 {
-    atexit(at_exit);
+    aoe_exit_register(at_exit);
 }
 
 void aoe_shim_exit_rearm(void)
 {
-    if (!atomic_load(&g_exit_done)) atexit(at_exit);
+    if (!atomic_load(&g_exit_done)) aoe_exit_register(at_exit);
 }
 
 static void init_once(void)
