@@ -5,6 +5,8 @@
 
 #include "core/config.h"
 
+#include <stddef.h>
+
 enum { AOE_EXIT_OK = 0, AOE_EXIT_FAIL = 1, AOE_EXIT_USAGE = 2 };
 
 int aoe_cmd_config(int argc, char **argv);
@@ -15,5 +17,9 @@ int aoe_simulate_main(int argc, char **argv); /* `aoe tune --simulate ...` */
 
 /* Loads the configuration; on a bad value prints the message and returns -1. */
 int aoe_cli_config(aoe_config *cfg);
+
+/* The shipped tunables directory: <bin>/../share/aoe/tunables installed, or
+ * in any build tree (core/layout); "" when there is none. */
+void aoe_cli_find_tunables(char *out, size_t len);
 
 #endif

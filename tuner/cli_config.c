@@ -1,9 +1,21 @@
 /* `aoe config`: the effective configuration and where each value came from. */
+#include "core/layout.h"
 #include "core/log.h"
 #include "tuner/cli.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The same lookup as the shim's (core/layout). */
+void aoe_cli_find_tunables(char *out, size_t len)
+{
+    char exe[PATH_MAX];
+    if (aoe_layout_exe_dir(exe, sizeof exe) ||
+        aoe_layout_find(exe, AOE_FROM_BIN, AOE_LAYOUT_TUNABLES, out, len))
+        out[0] = '\0';
+}
 
 int aoe_cli_config(aoe_config *cfg)
 {
@@ -27,8 +39,9 @@ int aoe_cmd_config(int argc, char **argv)
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             printf("usage: aoe config [--json | --markdown]\n\n"
                    "Prints every environment variable AOE reads, its effective value and\n"
-                   "whether it came from the environment or the default. --markdown prints the\n"
-                   "README's table of variables. A bad value is reported and exits 1.\n");
+                   "whether it came from the environment or the default, then the directory\n"
+                   "of the shipped tunables the tuner reads. --markdown prints the README's\n"
+                   "table of variables. A bad value is reported and exits 1.\n");
             return AOE_EXIT_OK;
         } else {
             fprintf(stderr, "aoe config: unknown argument '%s' (see aoe config --help)\n", argv[i]);
@@ -43,7 +56,12 @@ int aoe_cmd_config(int argc, char **argv)
     if (aoe_cli_config(&cfg)) return AOE_EXIT_FAIL;
     if (json)
         aoe_config_print_json(&cfg, stdout);
-    else
+    else {
         aoe_config_print(&cfg, stdout);
+        char dir[PATH_MAX], real[PATH_MAX];
+        aoe_cli_find_tunables(dir, sizeof dir);
+        if (dir[0] && realpath(dir, real)) snprintf(dir, sizeof dir, "%s", real);
+        printf("\nshipped tunables: %s\n", dir[0] ? dir : "none found beside this aoe");
+    }
     return AOE_EXIT_OK;
 }

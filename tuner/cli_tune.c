@@ -65,16 +65,6 @@ static int parse_num(const char *flag, const char *v, double lo, double hi, doub
     return 0;
 }
 
-/* The shipped tunables: <bin>/../share/aoe/tunables installed or in any build
- * tree (preload/layout.c, the same lookup as the shim's). */
-static void find_tunables(char *out, size_t len)
-{
-    char exe[PATH_MAX];
-    if (aoe_layout_exe_dir(exe, sizeof exe) ||
-        aoe_layout_find(exe, AOE_FROM_BIN, AOE_LAYOUT_TUNABLES, out, len))
-        out[0] = '\0';
-}
-
 static int parse_args(int argc, char **argv, aoe_tune_cli *c)
 {
     for (int i = 1; i < argc; i++) {
@@ -171,7 +161,7 @@ int aoe_cmd_tune(int argc, char **argv)
             goto out;
         }
     }
-    find_tunables(c.tunables_dir, sizeof c.tunables_dir);
+    aoe_cli_find_tunables(c.tunables_dir, sizeof c.tunables_dir);
     if (!c.dry_run) {
         char path[4096], err[512];
         if (c.bank)
