@@ -48,8 +48,9 @@ static void read_env(void)
     dev.l2_bytes = (uint64_t)env_num("FAKECUDA_L2_BYTES", 50LL << 20, 0, 1LL << 40);
     const char *cc = getenv("FAKECUDA_CC");
     dev.cc_major = 9, dev.cc_minor = 0;
-    if (cc && *cc && (sscanf(cc, "%d.%d", &dev.cc_major, &dev.cc_minor) != 2 ||
-                      dev.cc_major < 1 || dev.cc_minor < 0)) {
+    if (cc && *cc &&
+        (sscanf(cc, "%d.%d", &dev.cc_major, &dev.cc_minor) != 2 || dev.cc_major < 1 ||
+         dev.cc_minor < 0)) {
         fprintf(stderr, "fakecuda: FAKECUDA_CC=%s is not MAJOR.MINOR; using 9.0\n", cc);
         dev.cc_major = 9, dev.cc_minor = 0;
     }
@@ -64,7 +65,7 @@ const fcu_device *fcu_dev(void)
 CUresult fcu_initialised(void)
 {
     return __atomic_load_n(&initialised, __ATOMIC_ACQUIRE) ? CUDA_SUCCESS
-                                                            : CUDA_ERROR_NOT_INITIALIZED;
+                                                           : CUDA_ERROR_NOT_INITIALIZED;
 }
 
 CUresult fcu_need_context(void)
@@ -148,24 +149,61 @@ FCU_EXPORT CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice 
     if (!v) return CUDA_ERROR_INVALID_VALUE;
     const fcu_device *x = fcu_dev();
     switch (a) {
-    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = x->sms; break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = x->cc_major; break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = x->cc_minor; break;
-    case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *v = (int)(x->l2_bytes > 2147483647u ? 2147483647u : x->l2_bytes); break;
-    case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *v = 32; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *v = 1024; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *v = 64; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *v = 2147483647; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *v = 65535; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = 49152; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: *v = 65536; break;
-    case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: *v = 1980000; break;
-    case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: *v = x->cc_major >= 9; break;
-    case CU_DEVICE_ATTRIBUTE_INTEGRATED: *v = 0; break;
-    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *v = 1; break;
-    default: return CUDA_ERROR_INVALID_VALUE;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+        *v = x->sms;
+        break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+        *v = x->cc_major;
+        break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+        *v = x->cc_minor;
+        break;
+    case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE:
+        *v = (int)(x->l2_bytes > 2147483647u ? 2147483647u : x->l2_bytes);
+        break;
+    case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
+        *v = 32;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+        *v = 1024;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y:
+        *v = 1024;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
+        *v = 64;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X:
+        *v = 2147483647;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z:
+        *v = 65535;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
+        *v = 49152;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+        *v = 232448;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK:
+        *v = 65536;
+        break;
+    case CU_DEVICE_ATTRIBUTE_CLOCK_RATE:
+        *v = 1980000;
+        break;
+    case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH:
+        *v = x->cc_major >= 9;
+        break;
+    case CU_DEVICE_ATTRIBUTE_INTEGRATED:
+        *v = 0;
+        break;
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
+        *v = 1;
+        break;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;
 }
