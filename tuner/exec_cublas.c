@@ -60,19 +60,21 @@ struct aoe_exec {
 static int program_tag; /* a library call has no program: every build is this */
 
 /* Detail lines for failed calls. */
-#define CU_CHECK(ex, call, st)                                                                     \
+/* Checked calls: on failure one line "cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY"
+ * (the name as exported) into detail, and the status st (out of memory as such). */
+#define CU_CHECK(ex, fn, args, st)                                                                 \
     do {                                                                                           \
-        CUresult r_ = (ex)->api.call;                                                              \
+        CUresult r_ = (ex)->api.fn args;                                                           \
         if (r_ != CUDA_SUCCESS) {                                                                  \
-            snprintf(detail, len, "%s: %s", #call, aoe_cuda_error_name(&(ex)->api, r_));           \
+            snprintf(detail, len, "%s: %s", AOE_CU_NAME(fn), aoe_cuda_error_name(&(ex)->api, r_)); \
             return r_ == CUDA_ERROR_OUT_OF_MEMORY ? AOE_EXEC_OUT_OF_MEMORY : (st);                 \
         }                                                                                          \
     } while (0)
-#define LT_CHECK(ex, call, st)                                                                     \
+#define LT_CHECK(ex, fn, args, st)                                                                 \
     do {                                                                                           \
-        cublasStatus_t s_ = (ex)->api.call;                                                        \
+        cublasStatus_t s_ = (ex)->api.fn args;                                                     \
         if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-            snprintf(detail, len, "%s: %s", #call, aoe_cublas_status_name(&(ex)->api, s_));        \
+            snprintf(detail, len, "%s: %s", #fn, aoe_cublas_status_name(&(ex)->api, s_));          \
             return s_ == CUBLAS_STATUS_ALLOC_FAILED ? AOE_EXEC_OUT_OF_MEMORY : (st);               \
         }                                                                                          \
     } while (0)
@@ -80,7 +82,7 @@ static int program_tag; /* a library call has no program: every build is this */
 static aoe_exec_status set_desc(aoe_exec *ex, cublasLtMatmulDescAttributes_t a, const void *v,
                                 size_t n, char *detail, size_t len)
 {
-    LT_CHECK(ex, cublasLtMatmulDescSetAttribute(ex->op, a, v, n), AOE_EXEC_UNSUPPORTED);
+    LT_CHECK(ex, cublasLtMatmulDescSetAttribute, (ex->op, a, v, n), AOE_EXEC_UNSUPPORTED);
     return AOE_EXEC_OK;
 }
 
@@ -89,9 +91,8 @@ static aoe_exec_status describe(aoe_exec *ex, char *detail, size_t len)
 {
     const aoe_gemm_desc *d = &ex->d;
     aoe_exec_status st;
-    LT_CHECK(ex,
-             cublasLtMatmulDescCreate(&ex->op, (cublasComputeType_t)d->compute_type,
-                                      (cudaDataType_t)d->scale_type),
+    LT_CHECK(ex, cublasLtMatmulDescCreate,
+             (&ex->op, (cublasComputeType_t)d->compute_type, (cudaDataType_t)d->scale_type),
              AOE_EXEC_UNSUPPORTED);
     int32_t ta = d->transa, tb = d->transb, pm = d->pointer_mode;
     uint32_t epi = d->epilogue;
@@ -116,43 +117,37 @@ static aoe_exec_status describe(aoe_exec *ex, char *detail, size_t len)
     const uint64_t lds[4] = {d->lda, d->ldb, d->ldc, d->ldd};
     const uint64_t strides[4] = {d->stride_a, d->stride_b, d->stride_c, d->stride_d};
     for (int i = 0; i < 4; i++) {
-        LT_CHECK(ex,
-                 cublasLtMatrixLayoutCreate(&ex->lay[i], (cudaDataType_t)types[i], rows[i], cols[i],
-                                            (int64_t)lds[i]),
+        LT_CHECK(ex, cublasLtMatrixLayoutCreate,
+                 (&ex->lay[i], (cudaDataType_t)types[i], rows[i], cols[i], (int64_t)lds[i]),
                  AOE_EXEC_UNSUPPORTED);
         if (d->batch_count > 1) {
             int32_t bc = (int32_t)d->batch_count;
             int64_t stride = (int64_t)strides[i];
-            LT_CHECK(ex,
-                     cublasLtMatrixLayoutSetAttribute(
-                         ex->lay[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &bc, sizeof bc),
+            LT_CHECK(ex, cublasLtMatrixLayoutSetAttribute,
+                     (ex->lay[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &bc, sizeof bc),
                      AOE_EXEC_UNSUPPORTED);
-            LT_CHECK(ex,
-                     cublasLtMatrixLayoutSetAttribute(ex->lay[i],
-                                                      CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                                                      &stride, sizeof stride),
-                     AOE_EXEC_UNSUPPORTED);
+            LT_CHECK(
+                ex, cublasLtMatrixLayoutSetAttribute,
+                (ex->lay[i], CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
+                AOE_EXEC_UNSUPPORTED);
         }
     }
-    LT_CHECK(ex, cublasLtMatmulPreferenceCreate(&ex->pref), AOE_EXEC_UNSUPPORTED);
+    LT_CHECK(ex, cublasLtMatmulPreferenceCreate, (&ex->pref), AOE_EXEC_UNSUPPORTED);
     uint64_t ws = d->workspace_limit;
     uint32_t mask = d->reduction_mask;
     const uint32_t align[4] = {d->align_a, d->align_b, d->align_c, d->align_d};
-    LT_CHECK(ex,
-             cublasLtMatmulPreferenceSetAttribute(
-                 ex->pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+    LT_CHECK(ex, cublasLtMatmulPreferenceSetAttribute,
+             (ex->pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
              AOE_EXEC_UNSUPPORTED);
-    LT_CHECK(ex,
-             cublasLtMatmulPreferenceSetAttribute(
-                 ex->pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof mask),
+    LT_CHECK(ex, cublasLtMatmulPreferenceSetAttribute,
+             (ex->pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof mask),
              AOE_EXEC_UNSUPPORTED);
     const cublasLtMatmulPreferenceAttributes_t pa[4] = {
         CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
         CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
     for (int i = 0; i < 4; i++)
-        LT_CHECK(ex,
-                 cublasLtMatmulPreferenceSetAttribute(ex->pref, pa[i], &align[i], sizeof align[i]),
-                 AOE_EXEC_UNSUPPORTED);
+        LT_CHECK(ex, cublasLtMatmulPreferenceSetAttribute,
+                 (ex->pref, pa[i], &align[i], sizeof align[i]), AOE_EXEC_UNSUPPORTED);
     return AOE_EXEC_OK;
 }
 
@@ -163,8 +158,8 @@ static aoe_exec_status read_config(aoe_exec *ex, const cublasLtMatmulAlgo_t *alg
     aoe_gemm_algo_init(a);
     size_t w;
 #define GET(attr, field)                                                                           \
-    LT_CHECK(ex, cublasLtMatmulAlgoConfigGetAttribute(algo, attr, &a->field, sizeof a->field, &w), \
-             AOE_EXEC_RUNTIME_ERROR)
+    LT_CHECK(ex, cublasLtMatmulAlgoConfigGetAttribute,                                             \
+             (algo, attr, &a->field, sizeof a->field, &w), AOE_EXEC_RUNTIME_ERROR)
     GET(CUBLASLT_ALGO_CONFIG_ID, algo);
     GET(CUBLASLT_ALGO_CONFIG_TILE_ID, tile);
     GET(CUBLASLT_ALGO_CONFIG_STAGES_ID, stages);
@@ -186,14 +181,13 @@ static aoe_exec_status build_algo(aoe_exec *ex, aoe_gemm_algo *a, cublasLtMatmul
                                   char *detail, size_t len)
 {
     const aoe_gemm_desc *d = &ex->d;
-    LT_CHECK(ex,
-             cublasLtMatmulAlgoInit(ex->lt, (cublasComputeType_t)d->compute_type,
-                                    (cudaDataType_t)d->scale_type, (cudaDataType_t)d->a_type,
-                                    (cudaDataType_t)d->b_type, (cudaDataType_t)d->c_type,
-                                    (cudaDataType_t)d->d_type, a->algo, algo),
+    LT_CHECK(ex, cublasLtMatmulAlgoInit,
+             (ex->lt, (cublasComputeType_t)d->compute_type, (cudaDataType_t)d->scale_type,
+              (cudaDataType_t)d->a_type, (cudaDataType_t)d->b_type, (cudaDataType_t)d->c_type,
+              (cudaDataType_t)d->d_type, a->algo, algo),
              AOE_EXEC_REFUSED);
 #define SET(attr, field)                                                                           \
-    LT_CHECK(ex, cublasLtMatmulAlgoConfigSetAttribute(algo, attr, &a->field, sizeof a->field),     \
+    LT_CHECK(ex, cublasLtMatmulAlgoConfigSetAttribute, (algo, attr, &a->field, sizeof a->field),   \
              AOE_EXEC_REFUSED)
     SET(CUBLASLT_ALGO_CONFIG_TILE_ID, tile);
     SET(CUBLASLT_ALGO_CONFIG_STAGES_ID, stages);
@@ -206,9 +200,8 @@ static aoe_exec_status build_algo(aoe_exec *ex, aoe_gemm_algo *a, cublasLtMatmul
 #undef SET
     cublasLtMatmulHeuristicResult_t res;
     memset(&res, 0, sizeof res);
-    LT_CHECK(ex,
-             cublasLtMatmulAlgoCheck(ex->lt, ex->op, ex->lay[0], ex->lay[1], ex->lay[2], ex->lay[3],
-                                     algo, &res),
+    LT_CHECK(ex, cublasLtMatmulAlgoCheck,
+             (ex->lt, ex->op, ex->lay[0], ex->lay[1], ex->lay[2], ex->lay[3], algo, &res),
              AOE_EXEC_REFUSED);
     if (res.workspaceSize > d->workspace_limit) {
         snprintf(detail, len, "needs %zu bytes of workspace, the caller has %llu",
@@ -255,25 +248,25 @@ static aoe_exec_status check_device(aoe_exec *ex, const aoe_job *job, char *deta
 {
     int count = 0, drv = 0, sms = 0, ccmaj = 0, ccmin = 0;
     char name[256], fp[512];
-    CU_CHECK(ex, cuInit(0), AOE_EXEC_NO_DEVICE);
-    CU_CHECK(ex, cuDeviceGetCount(&count), AOE_EXEC_NO_DEVICE);
+    CU_CHECK(ex, cuInit, (0), AOE_EXEC_NO_DEVICE);
+    CU_CHECK(ex, cuDeviceGetCount, (&count), AOE_EXEC_NO_DEVICE);
     if (count < 1) {
         snprintf(detail, len, "cuda: no CUDA device");
         return AOE_EXEC_NO_DEVICE;
     }
     /* The first device whose fingerprint is the job's. */
     for (int i = 0; i < count; i++) {
-        CU_CHECK(ex, cuDeviceGet(&ex->dev, i), AOE_EXEC_NO_DEVICE);
-        CU_CHECK(ex, cuDeviceGetName(name, sizeof name, ex->dev), AOE_EXEC_NO_DEVICE);
-        CU_CHECK(ex, cuDriverGetVersion(&drv), AOE_EXEC_NO_DEVICE);
-        CU_CHECK(ex, cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, ex->dev),
+        CU_CHECK(ex, cuDeviceGet, (&ex->dev, i), AOE_EXEC_NO_DEVICE);
+        CU_CHECK(ex, cuDeviceGetName, (name, sizeof name, ex->dev), AOE_EXEC_NO_DEVICE);
+        CU_CHECK(ex, cuDriverGetVersion, (&drv), AOE_EXEC_NO_DEVICE);
+        CU_CHECK(ex, cuDeviceGetAttribute,
+                 (&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, ex->dev), AOE_EXEC_NO_DEVICE);
+        CU_CHECK(ex, cuDeviceGetAttribute,
+                 (&ccmaj, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, ex->dev),
                  AOE_EXEC_NO_DEVICE);
-        CU_CHECK(
-            ex, cuDeviceGetAttribute(&ccmaj, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, ex->dev),
-            AOE_EXEC_NO_DEVICE);
-        CU_CHECK(
-            ex, cuDeviceGetAttribute(&ccmin, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, ex->dev),
-            AOE_EXEC_NO_DEVICE);
+        CU_CHECK(ex, cuDeviceGetAttribute,
+                 (&ccmin, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, ex->dev),
+                 AOE_EXEC_NO_DEVICE);
         aoe_fingerprint_cuda(fp, sizeof fp, name, drv, (unsigned)sms, ccmaj, ccmin);
         if (!strcmp(fp, job->fingerprint)) return AOE_EXEC_OK;
     }
@@ -328,15 +321,22 @@ static aoe_exec_status gemm_open(const aoe_job *job, aoe_exec **out, char *detai
         return AOE_EXEC_UNSUPPORTED;
     }
     if ((st = check_device(ex, job, detail, len))) return st;
-    CU_CHECK(ex, cuDevicePrimaryCtxRetain(&ex->ctx, ex->dev), AOE_EXEC_NO_DEVICE);
+    CU_CHECK(ex, cuDevicePrimaryCtxRetain, (&ex->ctx, ex->dev), AOE_EXEC_NO_DEVICE);
     ex->ctx_retained = 1;
-    CU_CHECK(ex, cuCtxSetCurrent(ex->ctx), AOE_EXEC_NO_DEVICE);
-    LT_CHECK(ex, cublasLtCreate(&ex->lt), AOE_EXEC_RUNTIME_ERROR);
+    CU_CHECK(ex, cuCtxSetCurrent, (ex->ctx), AOE_EXEC_NO_DEVICE);
+    LT_CHECK(ex, cublasLtCreate, (&ex->lt), AOE_EXEC_RUNTIME_ERROR);
     if ((st = describe(ex, detail, len)) || (st = heuristic(ex, detail, len))) return st;
-    CU_CHECK(ex, cuEventCreate(&ex->ev[0], CU_EVENT_DEFAULT), AOE_EXEC_RUNTIME_ERROR);
-    CU_CHECK(ex, cuEventCreate(&ex->ev[1], CU_EVENT_DEFAULT), AOE_EXEC_RUNTIME_ERROR);
-    if (d->workspace_limit)
-        CU_CHECK(ex, cuMemAlloc(&ex->workspace, d->workspace_limit), AOE_EXEC_RUNTIME_ERROR);
+    CU_CHECK(ex, cuEventCreate, (&ex->ev[0], CU_EVENT_DEFAULT), AOE_EXEC_RUNTIME_ERROR);
+    CU_CHECK(ex, cuEventCreate, (&ex->ev[1], CU_EVENT_DEFAULT), AOE_EXEC_RUNTIME_ERROR);
+    if (d->workspace_limit) {
+        CUresult r = ex->api.cuMemAlloc(&ex->workspace, d->workspace_limit);
+        if (r != CUDA_SUCCESS) {
+            snprintf(detail, len, "cublas: the workspace of %llu bytes: %s: %s",
+                     (unsigned long long)d->workspace_limit, AOE_CU_NAME(cuMemAlloc),
+                     aoe_cuda_error_name(&ex->api, r));
+            return r == CUDA_ERROR_OUT_OF_MEMORY ? AOE_EXEC_OUT_OF_MEMORY : AOE_EXEC_RUNTIME_ERROR;
+        }
+    }
     ex->alpha = 1;
     ex->beta = d->flags & AOE_GEMM_FLAG_BETA_ZERO ? 0 : 0.5; /* 0.5: C is read and scaled */
     if (d->pointer_mode == 1) {                              /* alpha and beta in device memory */
@@ -347,12 +347,12 @@ static aoe_exec_status gemm_open(const aoe_job *job, aoe_exec **out, char *detai
             float a = (float)ex->alpha, b = (float)ex->beta;
             memcpy(s, &a, 4), memcpy(s + 8, &b, 4);
         }
-        CU_CHECK(ex, cuMemAlloc(&ex->scalars, sizeof s), AOE_EXEC_RUNTIME_ERROR);
-        CU_CHECK(ex, cuMemcpyHtoD(ex->scalars, s, sizeof s), AOE_EXEC_RUNTIME_ERROR);
+        CU_CHECK(ex, cuMemAlloc, (&ex->scalars, sizeof s), AOE_EXEC_RUNTIME_ERROR);
+        CU_CHECK(ex, cuMemcpyHtoD, (ex->scalars, s, sizeof s), AOE_EXEC_RUNTIME_ERROR);
     }
     /* Enough copies of A and B that the runs in between overflow the L2. */
     int l2 = 0;
-    CU_CHECK(ex, cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, ex->dev),
+    CU_CHECK(ex, cuDeviceGetAttribute, (&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, ex->dev),
              AOE_EXEC_RUNTIME_ERROR);
     uint64_t ab =
         aoe_gemm_operand_bytes(d, AOE_GEMM_ARG_A) + aoe_gemm_operand_bytes(d, AOE_GEMM_ARG_B);
@@ -384,11 +384,11 @@ static aoe_exec_status gemm_buffer(aoe_exec *ex, uint32_t arg, uint64_t size, ui
     b->front = data_offset(guard, align[arg]);
     b->size = size;
     b->alloc_size = b->front + size + guard;
-    CU_CHECK(ex, cuMemAlloc(&b->alloc, b->alloc_size), AOE_EXEC_RUNTIME_ERROR);
+    CU_CHECK(ex, cuMemAlloc, (&b->alloc, b->alloc_size), AOE_EXEC_RUNTIME_ERROR);
     b->data = b->alloc + b->front;
-    CU_CHECK(ex, cuMemAlloc(&b->init, size), AOE_EXEC_RUNTIME_ERROR);
-    CU_CHECK(ex, cuMemcpyHtoD(b->init, init, size), AOE_EXEC_RUNTIME_ERROR);
-    CU_CHECK(ex, cuMemcpyHtoD(b->data, init, size), AOE_EXEC_RUNTIME_ERROR);
+    CU_CHECK(ex, cuMemAlloc, (&b->init, size), AOE_EXEC_RUNTIME_ERROR);
+    CU_CHECK(ex, cuMemcpyHtoD, (b->init, init, size), AOE_EXEC_RUNTIME_ERROR);
+    CU_CHECK(ex, cuMemcpyHtoD, (b->data, init, size), AOE_EXEC_RUNTIME_ERROR);
     b->live = 1;
     *front = b->front;
     if (arg == AOE_GEMM_ARG_BIAS) {
@@ -407,7 +407,7 @@ static aoe_exec_status gemm_buffer(aoe_exec *ex, uint32_t arg, uint64_t size, ui
             }
             ex->rot_alloc[arg][c] = p;
             ex->rot[arg][c] = p + data_offset(0, align[arg]);
-            CU_CHECK(ex, cuMemcpyDtoD(ex->rot[arg][c], b->init, size), AOE_EXEC_RUNTIME_ERROR);
+            CU_CHECK(ex, cuMemcpyDtoD, (ex->rot[arg][c], b->init, size), AOE_EXEC_RUNTIME_ERROR);
         }
     }
     return AOE_EXEC_OK;
@@ -445,18 +445,18 @@ static aoe_exec_status gemm_reset(aoe_exec *ex, const uint8_t *poisoned, uint8_t
         dbuf *b = &ex->buf[i];
         if (!b->live) continue;
         if (poisoned && poisoned[i])
-            CU_CHECK(ex, cuMemsetD8(b->data, poison, b->size), AOE_EXEC_RUNTIME_ERROR);
+            CU_CHECK(ex, cuMemsetD8, (b->data, poison, b->size), AOE_EXEC_RUNTIME_ERROR);
         else if (guard >= 0 ||
                  (i != AOE_GEMM_ARG_A && i != AOE_GEMM_ARG_B && i != AOE_GEMM_ARG_BIAS))
             /* A GEMM never writes A, B or the bias: a candidate that did failed its
              * verified run, before which (guard >= 0) they are restored. */
-            CU_CHECK(ex, cuMemcpyDtoD(b->data, b->init, b->size), AOE_EXEC_RUNTIME_ERROR);
+            CU_CHECK(ex, cuMemcpyDtoD, (b->data, b->init, b->size), AOE_EXEC_RUNTIME_ERROR);
         if (guard < 0) continue;
-        CU_CHECK(ex, cuMemsetD8(b->alloc, (unsigned char)guard, b->front), AOE_EXEC_RUNTIME_ERROR);
-        CU_CHECK(
-            ex,
-            cuMemsetD8(b->data + b->size, (unsigned char)guard, b->alloc_size - b->front - b->size),
-            AOE_EXEC_RUNTIME_ERROR);
+        CU_CHECK(ex, cuMemsetD8, (b->alloc, (unsigned char)guard, b->front),
+                 AOE_EXEC_RUNTIME_ERROR);
+        CU_CHECK(ex, cuMemsetD8,
+                 (b->data + b->size, (unsigned char)guard, b->alloc_size - b->front - b->size),
+                 AOE_EXEC_RUNTIME_ERROR);
     }
     return AOE_EXEC_OK;
 }
@@ -500,7 +500,7 @@ static aoe_exec_status gemm_run(aoe_exec *ex, aoe_exec_program *p, const aoe_exe
         alpha = (const void *)(uintptr_t)ex->scalars;
         beta = (const void *)(uintptr_t)(ex->scalars + 8);
     }
-    CU_CHECK(ex, cuEventRecord(ex->ev[0], NULL), AOE_EXEC_RUNTIME_ERROR);
+    CU_CHECK(ex, cuEventRecord, (ex->ev[0], NULL), AOE_EXEC_RUNTIME_ERROR);
     cublasStatus_t s = ex->api.cublasLtMatmul(
         ex->lt, ex->op, alpha, (const void *)(uintptr_t)ex->rot[0][c], ex->lay[0],
         (const void *)(uintptr_t)ex->rot[1][c], ex->lay[1], beta, (const void *)(uintptr_t)cp,
@@ -512,11 +512,11 @@ static aoe_exec_status gemm_run(aoe_exec *ex, aoe_exec_program *p, const aoe_exe
                    ? AOE_EXEC_REFUSED
                    : AOE_EXEC_RUNTIME_ERROR;
     }
-    CU_CHECK(ex, cuEventRecord(ex->ev[1], NULL), AOE_EXEC_RUNTIME_ERROR);
-    CU_CHECK(ex, cuEventSynchronize(ex->ev[1]), AOE_EXEC_RUNTIME_ERROR);
+    CU_CHECK(ex, cuEventRecord, (ex->ev[1], NULL), AOE_EXEC_RUNTIME_ERROR);
+    CU_CHECK(ex, cuEventSynchronize, (ex->ev[1]), AOE_EXEC_RUNTIME_ERROR);
     if (device_us) {
         float ms = 0;
-        CU_CHECK(ex, cuEventElapsedTime(&ms, ex->ev[0], ex->ev[1]), AOE_EXEC_RUNTIME_ERROR);
+        CU_CHECK(ex, cuEventElapsedTime, (&ms, ex->ev[0], ex->ev[1]), AOE_EXEC_RUNTIME_ERROR);
         *device_us = 1000.0 * (double)ms;
     }
     return AOE_EXEC_OK;
@@ -537,9 +537,9 @@ static aoe_exec_status gemm_read(aoe_exec *ex, uint32_t arg, uint8_t *data, uint
         snprintf(detail, len, "argument %u has no buffer", arg);
         return AOE_EXEC_RUNTIME_ERROR;
     }
-    CU_CHECK(ex, cuMemcpyDtoH(data, b->data, b->size), AOE_EXEC_RUNTIME_ERROR);
-    CU_CHECK(ex, cuMemcpyDtoH(front, b->alloc, b->front), AOE_EXEC_RUNTIME_ERROR);
-    CU_CHECK(ex, cuMemcpyDtoH(back, b->data + b->size, b->alloc_size - b->front - b->size),
+    CU_CHECK(ex, cuMemcpyDtoH, (data, b->data, b->size), AOE_EXEC_RUNTIME_ERROR);
+    CU_CHECK(ex, cuMemcpyDtoH, (front, b->alloc, b->front), AOE_EXEC_RUNTIME_ERROR);
+    CU_CHECK(ex, cuMemcpyDtoH, (back, b->data + b->size, b->alloc_size - b->front - b->size),
              AOE_EXEC_RUNTIME_ERROR);
     return AOE_EXEC_OK;
 }
@@ -584,22 +584,21 @@ static aoe_exec_status read_caps(aoe_exec *ex, int id, aoe_gemm_caps *c, char *d
     size_t w = 0;
     memset(c, 0, sizeof *c);
     c->id = id;
-    LT_CHECK(ex,
-             cublasLtMatmulAlgoInit(ex->lt, (cublasComputeType_t)d->compute_type,
-                                    (cudaDataType_t)d->scale_type, (cudaDataType_t)d->a_type,
-                                    (cudaDataType_t)d->b_type, (cudaDataType_t)d->c_type,
-                                    (cudaDataType_t)d->d_type, id, &algo),
+    LT_CHECK(ex, cublasLtMatmulAlgoInit,
+             (ex->lt, (cublasComputeType_t)d->compute_type, (cudaDataType_t)d->scale_type,
+              (cudaDataType_t)d->a_type, (cudaDataType_t)d->b_type, (cudaDataType_t)d->c_type,
+              (cudaDataType_t)d->d_type, id, &algo),
              AOE_EXEC_REFUSED);
     /* The lists: their size first, then at most AOE_GEMM_CAP_LIST entries. */
     uint32_t list[256];
     const cublasLtMatmulAlgoCapAttributes_t la[2] = {CUBLASLT_ALGO_CAP_TILE_IDS,
                                                      CUBLASLT_ALGO_CAP_STAGES_IDS};
     for (int k = 0; k < 2; k++) {
-        LT_CHECK(ex, cublasLtMatmulAlgoCapGetAttribute(&algo, la[k], NULL, 0, &w),
+        LT_CHECK(ex, cublasLtMatmulAlgoCapGetAttribute, (&algo, la[k], NULL, 0, &w),
                  AOE_EXEC_REFUSED);
         if (w > sizeof list) w = sizeof list;
         if (w)
-            LT_CHECK(ex, cublasLtMatmulAlgoCapGetAttribute(&algo, la[k], list, w, &w),
+            LT_CHECK(ex, cublasLtMatmulAlgoCapGetAttribute, (&algo, la[k], list, w, &w),
                      AOE_EXEC_REFUSED);
         uint32_t n = (uint32_t)(w / sizeof *list), kept = 0;
         uint32_t *dst = k ? c->stages : c->tiles;
@@ -609,21 +608,17 @@ static aoe_exec_status read_caps(aoe_exec *ex, int id, aoe_gemm_caps *c, char *d
     }
     int32_t splitk = 0, custom = 0;
     uint32_t mask = 0, swz = 0;
-    LT_CHECK(ex,
-             cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT, &splitk,
-                                               sizeof splitk, &w),
+    LT_CHECK(ex, cublasLtMatmulAlgoCapGetAttribute,
+             (&algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT, &splitk, sizeof splitk, &w),
              AOE_EXEC_REFUSED);
-    LT_CHECK(ex,
-             cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK,
-                                               &mask, sizeof mask, &w),
+    LT_CHECK(ex, cublasLtMatmulAlgoCapGetAttribute,
+             (&algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, &mask, sizeof mask, &w),
              AOE_EXEC_REFUSED);
-    LT_CHECK(ex,
-             cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, &swz,
-                                               sizeof swz, &w),
+    LT_CHECK(ex, cublasLtMatmulAlgoCapGetAttribute,
+             (&algo, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, &swz, sizeof swz, &w),
              AOE_EXEC_REFUSED);
-    LT_CHECK(ex,
-             cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, &custom,
-                                               sizeof custom, &w),
+    LT_CHECK(ex, cublasLtMatmulAlgoCapGetAttribute,
+             (&algo, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, &custom, sizeof custom, &w),
              AOE_EXEC_REFUSED);
     c->splitk = splitk != 0;
     c->reduction_mask = mask;
@@ -649,11 +644,10 @@ static aoe_exec_status gemm_candidates(aoe_exec *ex, aoe_policy *out, size_t max
     aoe_gemm_algo list[AOE_GEMM_MAX_CANDIDATES];
     size_t ncaps = 0;
     *n = 0;
-    LT_CHECK(ex,
-             cublasLtMatmulAlgoGetIds(ex->lt, (cublasComputeType_t)d->compute_type,
-                                      (cudaDataType_t)d->scale_type, (cudaDataType_t)d->a_type,
-                                      (cudaDataType_t)d->b_type, (cudaDataType_t)d->c_type,
-                                      (cudaDataType_t)d->d_type, AOE_GEMM_MAX_IDS, ids, &nids),
+    LT_CHECK(ex, cublasLtMatmulAlgoGetIds,
+             (ex->lt, (cublasComputeType_t)d->compute_type, (cudaDataType_t)d->scale_type,
+              (cudaDataType_t)d->a_type, (cudaDataType_t)d->b_type, (cudaDataType_t)d->c_type,
+              (cudaDataType_t)d->d_type, AOE_GEMM_MAX_IDS, ids, &nids),
              AOE_EXEC_RUNTIME_ERROR);
     for (int i = 0; i < nids && i < AOE_GEMM_MAX_IDS; i++) {
         char why[256];

@@ -178,9 +178,11 @@ static aoe_exec_status open_reference(tctx *c, aoe_wrep *rep)
 static void describe_replay(int replay, const aoe_job *job, aoe_tune_result *r)
 {
     char synth[256];
+    const aoe_exec_ops *ops = aoe_exec_for(job, NULL, 0);
     r->replay_synthetic = synthetic_args(job, synth, sizeof synth) != 0;
     const char *data = !r->replay_synthetic             ? "captured"
                        : replay & AOE_REPLAY_ZERO_SYNTH ? "synthetic zeros"
+                       : ops && AOE_EXEC_V3(ops, fill)  ? "synthetic typed"
                                                         : "synthetic float32";
     snprintf(r->replay, sizeof r->replay, "%s%s", data,
              replay & AOE_REPLAY_NO_POISON ? ", outputs not poisoned" : "");
