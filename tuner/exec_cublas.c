@@ -308,7 +308,7 @@ static aoe_exec_status gemm_open(const aoe_job *job, aoe_exec **out, char *detai
     }
     aoe_config cfg;
     aoe_config_load(&cfg, err, sizeof err); /* a bad variable elsewhere leaves this one set */
-    const char *dir = cfg.text[AOE_CFG_CUBLAS_LIB_DIR];
+    const char *dir = cfg.text[AOE_CFG_GEMM_LIB_DIR];
     int blas = !strcmp(d->library, "cublas");
     if (aoe_cublas_api_load(&ex->api, major, blas, dir[0] ? dir : NULL, err, sizeof err)) {
         snprintf(detail, len, "cublas: %s", err);
