@@ -106,6 +106,11 @@ static aoe_exec_status describe(aoe_exec *ex, char *detail, size_t len)
         if ((st = set_desc(ex, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt, detail, len)))
             return st;
     }
+    if (d->flags & AOE_GEMM_FLAG_FAST_ACCUM) {
+        int8_t on = 1;
+        if ((st = set_desc(ex, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &on, sizeof on, detail, len)))
+            return st;
+    }
     if (d->sm_count_target) {
         int32_t sm = (int32_t)d->sm_count_target;
         if ((st = set_desc(ex, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sm, sizeof sm, detail, len)))
