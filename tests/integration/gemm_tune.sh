@@ -22,11 +22,11 @@ fail() { echo "gemm_tune: $*" >&2; exit 1; }
 unset AOE_CUBLAS_LIB_DIR FAKECUDA_NAME FAKECUDA_SMS FAKECUDA_CC FAKECUDA_DRIVER FAKECUDA_MEM_BYTES
 export LD_LIBRARY_PATH=$B/fakecuda:$B/fakecublas FAKECUBLAS_CATALOGUE=$S/tests/data/gemm_catalogue.json
 FP='cuda|NVIDIA|NVIDIA H100 80GB HBM3|13000|cu=132|arch=sm_90'
-job() { # job FILE WORKSPACE VERSION
+job() { # job FILE WORKSPACE VERSION [ALIGN_A]
   "$B/fakecuda/gemm_job_make" "$1" "$FP" "{\"path\":\"lt\",\"library\":\"cublasLt\",
-    \"library_version\":$3,\"a_type\":14,\"b_type\":14,\"c_type\":14,\"d_type\":14,
+    \"library_version\":$3,\"align_a\":${4:-16},\"a_type\":14,\"b_type\":14,\"c_type\":14,\"d_type\":14,
     \"compute_type\":68,\"scale_type\":0,\"transa\":1,\"transb\":0,\"m\":64,\"n\":64,\"k\":64,
-    \"lda\":64,\"ldb\":64,\"ldc\":64,\"ldd\":64,\"align_a\":16,\"workspace_limit\":$2}"
+    \"lda\":64,\"ldb\":64,\"ldc\":64,\"ldd\":64,\"workspace_limit\":$2}"
 }
 field() { /usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]; print(eval(sys.argv[1]))' "$1"; }
 aoe() { "$B/bin/aoe" "$@"; }
@@ -59,6 +59,18 @@ j=$(aoe tune --json "$T/small.job" 2>/dev/null) || fail "small workspace: $j"
   fail "1 MiB workspace should keep the default (id 6): $j"
 echo "gemm_tune: 1 MiB workspace: the faster id 30 is refused, the default algorithm is kept"
 
+
+# 2b. A captured with an 8-byte aligned pointer: the executor places A at an
+# address of that class, so id 30 (16-byte alignment) passes AlgoCheck (which
+# sees no pointers) but the matmul refuses it, as the real library would.
+job "$T/a8.job" 33554432 130100 8
+export TUNE_BANK_PATH=$T/bank2b
+j=$(aoe tune --json "$T/a8.job" 2>/dev/null) || fail "8-byte alignment: $j"
+[ "$(field 'j["improved"], j["policy"]["params"]["algo"]' <<<"$j")" = "(False, 6)" ] ||
+  fail "8-byte aligned A should keep the default (id 6): $j"
+field 'j["failed_by_reason"]["refused"]["example"]' <<<"$j" | grep -q 'cublasLtMatmul: CUBLAS_STATUS_NOT_SUPPORTED' ||
+  fail "id 30 should be refused by the matmul: $j"
+echo "gemm_tune: an 8-byte aligned A is replayed 8-byte aligned: the 16-byte algorithm is refused"
 
 # 3. Refusals: one message each, exit 1, nothing in the bank, no crash.
 refuse() { # refuse NAME PATTERN JOB [ENV...]
