@@ -5,14 +5,11 @@
  * heuristic and the algorithms' capabilities (exec_gemm_candidates.h), runs
  * are timed with CUDA events on rotating copies of A and B (L2 cold). Every
  * CUDA and cuBLASLt call is checked; nothing here knows whether the
- * libraries are real or the test doubles. */
-#include "tuner/exec.h"
+ * libraries are real or the test doubles. The cuBLASLt side (descriptors,
+ * heuristic, algorithms, candidates): exec_cublas_algo.c. */
 #include "core/config.h"
-#include "jobs/gemm.h"
 #include "store/fingerprint.h"
-#include "store/gemm_algo.h"
-#include "tuner/exec_cublas_api.h"
-#include "tuner/exec_gemm_candidates.h"
+#include "tuner/exec_cublas_internal.h"
 #include "tuner/exec_gemm_fill.h"
 #include "tuner/exec_gemm_tolerance.h"
 #include "tuner/exec_gemm_verify.h"
@@ -21,233 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NOPS 5                    /* A, B, C, D, bias */
-#define ROTATE_MAX 8              /* copies of A and B cycled through timed runs */
-#define ROTATE_BYTES (1ull << 30) /* ... taking at most this much */
-
-typedef struct {
-    CUdeviceptr alloc, data, init; /* allocation, data inside it, the contents reset restores */
-    uint64_t alloc_size, size, front;
-    int live;
-} dbuf;
-
-struct aoe_exec {
-    aoe_cublas_api api;
-    aoe_gemm_desc d;
-    const aoe_job *job;
-    CUdevice dev;
-    CUcontext ctx;
-    int ctx_retained;
-    cublasLtHandle_t lt;
-    cublasLtMatmulDesc_t op;
-    cublasLtMatrixLayout_t lay[4]; /* A, B, C, D */
-    cublasLtMatmulPreference_t pref;
-    dbuf buf[NOPS];
-    CUdeviceptr rot[2][ROTATE_MAX];       /* copies of A and B (index 0: the buffer itself) */
-    CUdeviceptr rot_alloc[2][ROTATE_MAX]; /* their allocations (index 0 unused) */
-    unsigned ncopies, next;
-    CUdeviceptr workspace, scalars;
-    CUevent ev[2];
-    double alpha, beta;
-    cublasLtMatmulAlgo_t heur[AOE_GEMM_MAX_HEURISTIC];
-    aoe_gemm_algo heur_cfg[AOE_GEMM_MAX_HEURISTIC];
-    int nheur;
-    cublasLtMatmulAlgo_t cur; /* the algorithm of cur_cfg (the last policy run) */
-    aoe_gemm_algo cur_cfg;
-    int have_cur;
-};
-
 static int program_tag; /* a library call has no program: every build is this */
-
-/* Detail lines for failed calls. */
-/* Checked calls: on failure one line "cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY"
- * (the name as exported) into detail, and the status st (out of memory as such). */
-#define CU_CHECK(ex, fn, args, st)                                                                 \
-    do {                                                                                           \
-        CUresult r_ = (ex)->api.fn args;                                                           \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            snprintf(detail, len, "%s: %s", AOE_CU_NAME(fn), aoe_cuda_error_name(&(ex)->api, r_)); \
-            return r_ == CUDA_ERROR_OUT_OF_MEMORY ? AOE_EXEC_OUT_OF_MEMORY : (st);                 \
-        }                                                                                          \
-    } while (0)
-#define LT_CHECK(ex, fn, args, st)                                                                 \
-    do {                                                                                           \
-        cublasStatus_t s_ = (ex)->api.fn args;                                                     \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-            snprintf(detail, len, "%s: %s", #fn, aoe_cublas_status_name(&(ex)->api, s_));          \
-            return s_ == CUBLAS_STATUS_ALLOC_FAILED ? AOE_EXEC_OUT_OF_MEMORY : (st);               \
-        }                                                                                          \
-    } while (0)
-
-static aoe_exec_status set_desc(aoe_exec *ex, cublasLtMatmulDescAttributes_t a, const void *v,
-                                size_t n, char *detail, size_t len)
-{
-    LT_CHECK(ex, cublasLtMatmulDescSetAttribute, (ex->op, a, v, n), AOE_EXEC_UNSUPPORTED);
-    return AOE_EXEC_OK;
-}
-
-/* Matmul descriptor, layouts and preference as the program made them. */
-static aoe_exec_status describe(aoe_exec *ex, char *detail, size_t len)
-{
-    const aoe_gemm_desc *d = &ex->d;
-    aoe_exec_status st;
-    LT_CHECK(ex, cublasLtMatmulDescCreate,
-             (&ex->op, (cublasComputeType_t)d->compute_type, (cudaDataType_t)d->scale_type),
-             AOE_EXEC_UNSUPPORTED);
-    int32_t ta = d->transa, tb = d->transb, pm = d->pointer_mode;
-    uint32_t epi = d->epilogue;
-    if ((st = set_desc(ex, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta, detail, len)) ||
-        (st = set_desc(ex, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb, detail, len)) ||
-        (st = set_desc(ex, CUBLASLT_MATMUL_DESC_POINTER_MODE, &pm, sizeof pm, detail, len)) ||
-        (st = set_desc(ex, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi, detail, len)))
-        return st;
-    if (d->bias_type >= 0) {
-        int32_t bt = d->bias_type;
-        if ((st = set_desc(ex, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt, detail, len)))
-            return st;
-    }
-    if (d->flags & AOE_GEMM_FLAG_FAST_ACCUM) {
-        int8_t on = 1;
-        if ((st = set_desc(ex, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &on, sizeof on, detail, len)))
-            return st;
-    }
-    if (d->sm_count_target) {
-        int32_t sm = (int32_t)d->sm_count_target;
-        if ((st = set_desc(ex, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sm, sizeof sm, detail, len)))
-            return st;
-    }
-    const int32_t types[4] = {d->a_type, d->b_type, d->c_type, d->d_type};
-    const uint64_t rows[4] = {d->transa ? d->k : d->m, d->transb ? d->n : d->k, d->m, d->m};
-    const uint64_t cols[4] = {d->transa ? d->m : d->k, d->transb ? d->k : d->n, d->n, d->n};
-    const uint64_t lds[4] = {d->lda, d->ldb, d->ldc, d->ldd};
-    const uint64_t strides[4] = {d->stride_a, d->stride_b, d->stride_c, d->stride_d};
-    for (int i = 0; i < 4; i++) {
-        LT_CHECK(ex, cublasLtMatrixLayoutCreate,
-                 (&ex->lay[i], (cudaDataType_t)types[i], rows[i], cols[i], (int64_t)lds[i]),
-                 AOE_EXEC_UNSUPPORTED);
-        if (d->batch_count > 1) {
-            int32_t bc = (int32_t)d->batch_count;
-            int64_t stride = (int64_t)strides[i];
-            LT_CHECK(ex, cublasLtMatrixLayoutSetAttribute,
-                     (ex->lay[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &bc, sizeof bc),
-                     AOE_EXEC_UNSUPPORTED);
-            LT_CHECK(
-                ex, cublasLtMatrixLayoutSetAttribute,
-                (ex->lay[i], CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
-                AOE_EXEC_UNSUPPORTED);
-        }
-    }
-    LT_CHECK(ex, cublasLtMatmulPreferenceCreate, (&ex->pref), AOE_EXEC_UNSUPPORTED);
-    uint64_t ws = d->workspace_limit;
-    uint32_t mask = d->reduction_mask;
-    const uint32_t align[4] = {d->align_a, d->align_b, d->align_c, d->align_d};
-    LT_CHECK(ex, cublasLtMatmulPreferenceSetAttribute,
-             (ex->pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
-             AOE_EXEC_UNSUPPORTED);
-    LT_CHECK(ex, cublasLtMatmulPreferenceSetAttribute,
-             (ex->pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof mask),
-             AOE_EXEC_UNSUPPORTED);
-    const cublasLtMatmulPreferenceAttributes_t pa[4] = {
-        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
-    for (int i = 0; i < 4; i++)
-        LT_CHECK(ex, cublasLtMatmulPreferenceSetAttribute,
-                 (ex->pref, pa[i], &align[i], sizeof align[i]), AOE_EXEC_UNSUPPORTED);
-    return AOE_EXEC_OK;
-}
-
-/* The configuration an algorithm holds, as the bank stores it. */
-static aoe_exec_status read_config(aoe_exec *ex, const cublasLtMatmulAlgo_t *algo, aoe_gemm_algo *a,
-                                   char *detail, size_t len)
-{
-    aoe_gemm_algo_init(a);
-    size_t w;
-#define GET(attr, field)                                                                           \
-    LT_CHECK(ex, cublasLtMatmulAlgoConfigGetAttribute,                                             \
-             (algo, attr, &a->field, sizeof a->field, &w), AOE_EXEC_RUNTIME_ERROR)
-    GET(CUBLASLT_ALGO_CONFIG_ID, algo);
-    GET(CUBLASLT_ALGO_CONFIG_TILE_ID, tile);
-    GET(CUBLASLT_ALGO_CONFIG_STAGES_ID, stages);
-    GET(CUBLASLT_ALGO_CONFIG_SPLITK_NUM, splitk);
-    GET(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, reduction);
-    GET(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, swizzle);
-    GET(CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, custom);
-    GET(CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, inner_shape);
-    GET(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, cluster_shape);
-#undef GET
-    if (a->splitk < 1) a->splitk = 1;
-    return AOE_EXEC_OK;
-}
-
-/* cublasLtMatmulAlgoInit + every configuration attribute + AlgoCheck against
- * the job's workspace limit: REFUSED (reason in detail) when the library or
- * the limit rejects it; a->workspace set to what it needs. */
-static aoe_exec_status build_algo(aoe_exec *ex, aoe_gemm_algo *a, cublasLtMatmulAlgo_t *algo,
-                                  char *detail, size_t len)
-{
-    const aoe_gemm_desc *d = &ex->d;
-    LT_CHECK(ex, cublasLtMatmulAlgoInit,
-             (ex->lt, (cublasComputeType_t)d->compute_type, (cudaDataType_t)d->scale_type,
-              (cudaDataType_t)d->a_type, (cudaDataType_t)d->b_type, (cudaDataType_t)d->c_type,
-              (cudaDataType_t)d->d_type, a->algo, algo),
-             AOE_EXEC_REFUSED);
-#define SET(attr, field)                                                                           \
-    LT_CHECK(ex, cublasLtMatmulAlgoConfigSetAttribute, (algo, attr, &a->field, sizeof a->field),   \
-             AOE_EXEC_REFUSED)
-    SET(CUBLASLT_ALGO_CONFIG_TILE_ID, tile);
-    SET(CUBLASLT_ALGO_CONFIG_STAGES_ID, stages);
-    SET(CUBLASLT_ALGO_CONFIG_SPLITK_NUM, splitk);
-    SET(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, reduction);
-    SET(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, swizzle);
-    SET(CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, custom);
-    SET(CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, inner_shape);
-    SET(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, cluster_shape);
-#undef SET
-    cublasLtMatmulHeuristicResult_t res;
-    memset(&res, 0, sizeof res);
-    LT_CHECK(ex, cublasLtMatmulAlgoCheck,
-             (ex->lt, ex->op, ex->lay[0], ex->lay[1], ex->lay[2], ex->lay[3], algo, &res),
-             AOE_EXEC_REFUSED);
-    if (res.workspaceSize > d->workspace_limit) {
-        snprintf(detail, len, "needs %zu bytes of workspace, the caller has %llu",
-                 res.workspaceSize, (unsigned long long)d->workspace_limit);
-        return AOE_EXEC_REFUSED;
-    }
-    a->workspace = (uint32_t)res.workspaceSize;
-    return AOE_EXEC_OK;
-}
-
-/* The heuristic's answers for the job's preference: its first is the default. */
-static aoe_exec_status heuristic(aoe_exec *ex, char *detail, size_t len)
-{
-    cublasLtMatmulHeuristicResult_t res[AOE_GEMM_MAX_HEURISTIC];
-    int n = 0;
-    memset(res, 0, sizeof res);
-    cublasStatus_t s = ex->api.cublasLtMatmulAlgoGetHeuristic(
-        ex->lt, ex->op, ex->lay[0], ex->lay[1], ex->lay[2], ex->lay[3], ex->pref,
-        AOE_GEMM_MAX_HEURISTIC, res, &n);
-    if (s != CUBLAS_STATUS_SUCCESS || n <= 0) {
-        snprintf(detail, len,
-                 "cublasLtMatmulAlgoGetHeuristic: %s: the library has no algorithm for this GEMM "
-                 "under the job's preference (workspace %llu bytes, alignments %u/%u/%u/%u)",
-                 s ? aoe_cublas_status_name(&ex->api, s) : "no result",
-                 (unsigned long long)ex->d.workspace_limit, ex->d.align_a, ex->d.align_b,
-                 ex->d.align_c, ex->d.align_d);
-        return AOE_EXEC_UNSUPPORTED;
-    }
-    for (int i = 0; i < n && i < AOE_GEMM_MAX_HEURISTIC; i++) {
-        if (res[i].state != CUBLAS_STATUS_SUCCESS) continue;
-        aoe_exec_status st = read_config(ex, &res[i].algo, &ex->heur_cfg[ex->nheur], detail, len);
-        if (st) return st;
-        ex->heur_cfg[ex->nheur].workspace = (uint32_t)res[i].workspaceSize;
-        ex->heur[ex->nheur++] = res[i].algo;
-    }
-    if (!ex->nheur) {
-        snprintf(detail, len, "cublasLtMatmulAlgoGetHeuristic: no usable answer");
-        return AOE_EXEC_UNSUPPORTED;
-    }
-    return AOE_EXEC_OK;
-}
 
 static aoe_exec_status check_device(aoe_exec *ex, const aoe_job *job, char *detail, size_t len)
 {
@@ -330,7 +101,8 @@ static aoe_exec_status gemm_open(const aoe_job *job, aoe_exec **out, char *detai
     ex->ctx_retained = 1;
     CU_CHECK(ex, cuCtxSetCurrent, (ex->ctx), AOE_EXEC_NO_DEVICE);
     LT_CHECK(ex, cublasLtCreate, (&ex->lt), AOE_EXEC_RUNTIME_ERROR);
-    if ((st = describe(ex, detail, len)) || (st = heuristic(ex, detail, len))) return st;
+    if ((st = aoe_cublas_describe(ex, detail, len)) || (st = aoe_cublas_heuristic(ex, detail, len)))
+        return st;
     CU_CHECK(ex, cuEventCreate, (&ex->ev[0], CU_EVENT_DEFAULT), AOE_EXEC_RUNTIME_ERROR);
     CU_CHECK(ex, cuEventCreate, (&ex->ev[1], CU_EVENT_DEFAULT), AOE_EXEC_RUNTIME_ERROR);
     if (d->workspace_limit) {
@@ -398,8 +170,8 @@ static aoe_exec_status gemm_buffer(aoe_exec *ex, uint32_t arg, uint64_t size, ui
     *front = b->front;
     if (arg == AOE_GEMM_ARG_BIAS) {
         void *bias = (void *)(uintptr_t)b->data;
-        aoe_exec_status st =
-            set_desc(ex, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias, detail, len);
+        aoe_exec_status st = aoe_cublas_set_desc(ex, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                                 sizeof bias, detail, len);
         if (st) return st;
     }
     if (arg <= AOE_GEMM_ARG_B) { /* the rotating copies: as aligned as the buffer */
@@ -478,7 +250,7 @@ static aoe_exec_status algo_for(aoe_exec *ex, const aoe_policy *pol,
     if (aoe_gemm_algo_from_policy(pol, &a, detail, len)) return AOE_EXEC_BAD_JOB;
     if (!ex->have_cur || !aoe_gemm_algo_same(&a, &ex->cur_cfg)) {
         ex->have_cur = 0;
-        aoe_exec_status st = build_algo(ex, &a, &ex->cur, detail, len);
+        aoe_exec_status st = aoe_cublas_build_algo(ex, &a, &ex->cur, detail, len);
         if (st) return st;
         ex->cur_cfg = a;
         ex->have_cur = 1;
@@ -582,102 +354,6 @@ static void gemm_close(aoe_exec *ex)
 }
 
 /* What cublasLtMatmulAlgoCapGetAttribute says about algorithm id. */
-static aoe_exec_status read_caps(aoe_exec *ex, int id, aoe_gemm_caps *c, char *detail, size_t len)
-{
-    const aoe_gemm_desc *d = &ex->d;
-    cublasLtMatmulAlgo_t algo;
-    size_t w = 0;
-    memset(c, 0, sizeof *c);
-    c->id = id;
-    LT_CHECK(ex, cublasLtMatmulAlgoInit,
-             (ex->lt, (cublasComputeType_t)d->compute_type, (cudaDataType_t)d->scale_type,
-              (cudaDataType_t)d->a_type, (cudaDataType_t)d->b_type, (cudaDataType_t)d->c_type,
-              (cudaDataType_t)d->d_type, id, &algo),
-             AOE_EXEC_REFUSED);
-    /* The lists: their size first, then at most AOE_GEMM_CAP_LIST entries. */
-    uint32_t list[256];
-    const cublasLtMatmulAlgoCapAttributes_t la[2] = {CUBLASLT_ALGO_CAP_TILE_IDS,
-                                                     CUBLASLT_ALGO_CAP_STAGES_IDS};
-    for (int k = 0; k < 2; k++) {
-        LT_CHECK(ex, cublasLtMatmulAlgoCapGetAttribute, (&algo, la[k], NULL, 0, &w),
-                 AOE_EXEC_REFUSED);
-        if (w > sizeof list) w = sizeof list;
-        if (w)
-            LT_CHECK(ex, cublasLtMatmulAlgoCapGetAttribute, (&algo, la[k], list, w, &w),
-                     AOE_EXEC_REFUSED);
-        uint32_t n = (uint32_t)(w / sizeof *list), kept = 0;
-        uint32_t *dst = k ? c->stages : c->tiles;
-        for (uint32_t i = 0; i < n && kept < AOE_GEMM_CAP_LIST; i++)
-            if (list[i]) dst[kept++] = list[i]; /* 0: "undefined", the automatic choice */
-        *(k ? &c->nstages : &c->ntiles) = kept;
-    }
-    int32_t splitk = 0, custom = 0;
-    uint32_t mask = 0, swz = 0;
-    LT_CHECK(ex, cublasLtMatmulAlgoCapGetAttribute,
-             (&algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT, &splitk, sizeof splitk, &w),
-             AOE_EXEC_REFUSED);
-    LT_CHECK(ex, cublasLtMatmulAlgoCapGetAttribute,
-             (&algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, &mask, sizeof mask, &w),
-             AOE_EXEC_REFUSED);
-    LT_CHECK(ex, cublasLtMatmulAlgoCapGetAttribute,
-             (&algo, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, &swz, sizeof swz, &w),
-             AOE_EXEC_REFUSED);
-    LT_CHECK(ex, cublasLtMatmulAlgoCapGetAttribute,
-             (&algo, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, &custom, sizeof custom, &w),
-             AOE_EXEC_REFUSED);
-    c->splitk = splitk != 0;
-    c->reduction_mask = mask;
-    c->swizzle = swz != 0;
-    c->custom_max = custom > 0 ? (uint32_t)custom : 0;
-    return AOE_EXEC_OK;
-}
-
-static int check_cb(void *ctx, aoe_gemm_algo *a)
-{
-    aoe_exec *ex = ctx;
-    cublasLtMatmulAlgo_t algo;
-    char why[256];
-    return build_algo(ex, a, &algo, why, sizeof why) ? -1 : 0;
-}
-
-static aoe_exec_status gemm_candidates(aoe_exec *ex, aoe_policy *out, size_t max, size_t *n,
-                                       char *space, size_t spacelen, char *detail, size_t len)
-{
-    const aoe_gemm_desc *d = &ex->d;
-    int ids[AOE_GEMM_MAX_IDS], nids = 0;
-    static aoe_gemm_caps caps[AOE_GEMM_MAX_IDS];
-    aoe_gemm_algo list[AOE_GEMM_MAX_CANDIDATES];
-    size_t ncaps = 0;
-    *n = 0;
-    LT_CHECK(ex, cublasLtMatmulAlgoGetIds,
-             (ex->lt, (cublasComputeType_t)d->compute_type, (cudaDataType_t)d->scale_type,
-              (cudaDataType_t)d->a_type, (cudaDataType_t)d->b_type, (cudaDataType_t)d->c_type,
-              (cudaDataType_t)d->d_type, AOE_GEMM_MAX_IDS, ids, &nids),
-             AOE_EXEC_RUNTIME_ERROR);
-    for (int i = 0; i < nids && i < AOE_GEMM_MAX_IDS; i++) {
-        char why[256];
-        if (!read_caps(ex, ids[i], &caps[ncaps], why, sizeof why)) ncaps++;
-    }
-    aoe_gemm_cand_stats st;
-    if (max > AOE_GEMM_MAX_CANDIDATES) max = AOE_GEMM_MAX_CANDIDATES;
-    size_t m = aoe_gemm_candidates(ex->heur_cfg, (size_t)ex->nheur, caps, ncaps, d->reduction_mask,
-                                   check_cb, ex, list, max, &st);
-    ex->have_cur = 0; /* check_cb built algorithms in scratch memory only */
-    if (!m || !aoe_gemm_algo_same(&list[0], &ex->heur_cfg[0])) {
-        snprintf(detail, len,
-                 "cublasLtMatmulAlgoCheck refuses the heuristic's "
-                 "own first choice");
-        return AOE_EXEC_NOTHING_TO_TUNE;
-    }
-    for (size_t i = 0; i < m; i++)
-        if (aoe_gemm_algo_to_policy(&list[i], &out[(*n)], detail, len) == 0) (*n)++;
-    snprintf(space, spacelen,
-             "cuBLASLt %u: %zu heuristic + %zu built from %zu algorithm ids (%zu refused by "
-             "AlgoCheck or the workspace limit)",
-             d->library_version, st.heuristic, st.built, ncaps, st.refused);
-    return AOE_EXEC_OK;
-}
-
 static int gemm_tolerance(const aoe_job *job, aoe_tolerance *out)
 {
     aoe_gemm_desc d;
@@ -716,7 +392,7 @@ const aoe_exec_ops aoe_exec_cublas = {.version = AOE_EXEC_OPS_VERSION,
                                       .release = gemm_release,
                                       .close = gemm_close,
                                       .job_read_only = NULL,
-                                      .candidates = gemm_candidates,
+                                      .candidates = aoe_cublas_candidates,
                                       .tolerance = gemm_tolerance,
                                       .fill = gemm_fill,
                                       .determinism = 1,
