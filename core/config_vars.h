@@ -63,6 +63,9 @@
       "of MemAvailable when the job starts).")                                                     \
     X(TUNER_IDLE_EXIT, "AOE_TUNER_IDLE_EXIT", AOE_CFG_INT, "10", "1..86400",                       \
       "Seconds the background tuner waits for a new job before it "                                \
-      "exits; the shim starts it again when it queues a job.")
+      "exits; the shim starts it again when it queues a job.")                                     \
+    X(GEMM_LIB_DIR, "AOE_CUBLAS_LIB_DIR", AOE_CFG_PATH, "", NULL,                                  \
+      "Directory the GEMM tuner loads libcublasLt.so.<major> from before "                         \
+      "the system's search path (absolute; only its owner may write it).")
 
 #endif

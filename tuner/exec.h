@@ -21,7 +21,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define AOE_EXEC_OPS_VERSION 2
+#define AOE_EXEC_OPS_VERSION 3     /* the fields this header declares */
+#define AOE_EXEC_OPS_MIN_VERSION 2 /* the oldest executor accepted (no version 3 fields) */
+
+/* Candidates a library-call executor proposes at most (ops->candidates). */
+#define AOE_EXEC_MAX_CANDIDATES 128
 
 typedef struct aoe_exec aoe_exec;                 /* one open job: device, context, buffers */
 typedef struct aoe_exec_program aoe_exec_program; /* one built variant of the job's program */
@@ -90,7 +94,37 @@ typedef struct aoe_exec_ops {
      * program created it read-only), before anything is opened: the worker
      * memory estimate. NULL: never. */
     int (*job_read_only)(const aoe_job *job, uint32_t arg);
+
+    /* Version 3: library calls, whose configurations come from the library
+     * rather than from a tunables space. A reader uses these only when
+     * version >= 3; each may be NULL. */
+
+    /* The configurations worth measuring for the open job, in the order they
+     * are to be measured, the job's own (default) one first: up to max
+     * policies into out, *n of them; space: one line for people saying where
+     * they came from. NOTHING_TO_TUNE when there is none. Present: the
+     * runner measures this list instead of building a tunables space. */
+    aoe_exec_status (*candidates)(aoe_exec *ex, aoe_policy *out, size_t max, size_t *n, char *space,
+                                  size_t spacelen, char *detail, size_t len);
+    /* The tolerance every candidate's outputs are verified with (instead of
+     * the tunables file's); 0, or -1 to keep the default. */
+    int (*tolerance)(const aoe_job *job, aoe_tolerance *out);
+    /* Synthetic contents of buffer argument arg (size bytes) when the job did
+     * not capture them, typed as the runtime knows them (NULL: the protocol's
+     * float32 fill, aoe_synthetic_fill). Deterministic. */
+    void (*fill)(const aoe_job *job, uint32_t arg, uint8_t *dst, uint64_t size);
+    /* 1 when every candidate must also give bit-identical outputs on two runs
+     * (a library whose algorithms may reduce in a varying order). */
+    int determinism;
+    /* A check of buffer argument arg's outputs (got) against the reference's
+     * (ref, size bytes) after the generic verification passed: 0, or -1 with
+     * a reason starting with its category ("wrong result: ..."). NULL: none. */
+    int (*check)(const aoe_job *job, uint32_t arg, const uint8_t *ref, const uint8_t *got,
+                 uint64_t size, char *reason, size_t len);
 } aoe_exec_ops;
+
+/* ops's field f when its version has it (version 3 fields), else 0/NULL. */
+#define AOE_EXEC_V3(ops, f) ((ops)->version >= 3 ? (ops)->f : 0)
 
 /* Every compiled-in executor, declared from the list in exec_list.h. */
 #define AOE_EXEC_DECLARE(name) extern const aoe_exec_ops aoe_exec_##name;

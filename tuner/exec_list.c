@@ -13,7 +13,7 @@ static const aoe_exec_ops *const executors[] = {
 const aoe_exec_ops *aoe_exec_find(const char *runtime)
 {
     for (size_t i = 0; runtime && i < sizeof executors / sizeof *executors; i++)
-        if (executors[i]->version >= AOE_EXEC_OPS_VERSION &&
+        if (executors[i]->version >= AOE_EXEC_OPS_MIN_VERSION &&
             !strcmp(executors[i]->runtime, runtime))
             return executors[i];
     return NULL;

@@ -4,6 +4,12 @@
 #ifndef AOE_EXEC_LIST_H
 #define AOE_EXEC_LIST_H
 
+/* cublas (tuner/exec_cublas*.c: GEMM library calls) needs the CUDA headers
+ * at build time only (AOE_HAVE_CUDA; it dlopens the libraries). */
+#ifdef AOE_HAVE_CUDA
+#define AOE_EXECUTORS(X) X(opencl) X(cublas)
+#else
 #define AOE_EXECUTORS(X) X(opencl)
+#endif
 
 #endif

@@ -69,7 +69,11 @@ static aoe_exec_status make_buffer(aoe_protocol *p, uint32_t i, char *detail, si
     if (a->data && a->size) {
         b->init = a->data; /* never written: no second host copy of the job's bytes */
     } else if ((b->owned = malloc(b->size))) {
-        aoe_synthetic_fill(b->owned, b->size, i);
+        void (*fill)(const aoe_job *, uint32_t, uint8_t *, uint64_t) = AOE_EXEC_V3(p->ops, fill);
+        if (fill)
+            fill(p->job, i, b->owned, b->size); /* typed, as the runtime knows the buffer */
+        else
+            aoe_synthetic_fill(b->owned, b->size, i);
         b->init = b->owned;
     }
     aoe_exec_status st = AOE_EXEC_OUT_OF_MEMORY;
@@ -90,12 +94,13 @@ aoe_exec_status aoe_protocol_open(const aoe_exec_ops *ops, const aoe_job *job, a
     uint32_t n = job->nargs ? job->nargs : 1;
     aoe_protocol *p = calloc(1, sizeof *p);
     *out = NULL;
-    if (!job->source && !job->binary) {
+    int lib = job->op == AOE_OP_LIBRARY_CALL; /* no program, no launch sizes */
+    if (!lib && !job->source && !job->binary) {
         snprintf(detail, len, "the job has neither source nor binary");
         st = AOE_EXEC_BAD_JOB;
         goto fail;
     }
-    if (job->work_dim < 1 || job->work_dim > 3) {
+    if (!lib && (job->work_dim < 1 || job->work_dim > 3)) {
         snprintf(detail, len, "work_dim %u is not 1..3", job->work_dim);
         st = AOE_EXEC_BAD_JOB;
         goto fail;
@@ -258,7 +263,7 @@ aoe_exec_status aoe_protocol_measure(aoe_protocol *p, const aoe_policy *pol,
     memset(out, 0, sizeof *out);
     aoe_exec_status st = variant(p, pol, &l, options, detail, len);
     if (st) return st;
-    if (l.work_dim < 1 || l.work_dim > 3) {
+    if ((l.work_dim < 1 || l.work_dim > 3) && p->job->op != AOE_OP_LIBRARY_CALL) {
         snprintf(detail, len, "work_dim %u is not 1..3", l.work_dim);
         return AOE_EXEC_RUNTIME_ERROR;
     }
@@ -318,6 +323,11 @@ aoe_elem_type aoe_protocol_elem(const aoe_protocol *p, uint32_t arg)
 int aoe_protocol_read_only(const aoe_protocol *p, uint32_t arg)
 {
     return arg < p->job->nargs && p->bufs[arg].is_buf && p->read_only[arg];
+}
+
+aoe_exec *aoe_protocol_exec(const aoe_protocol *p)
+{
+    return p->ex;
 }
 
 size_t aoe_protocol_programs(const aoe_protocol *p)

@@ -86,6 +86,9 @@ int aoe_protocol_read_only(const aoe_protocol *p, uint32_t arg);
  * BYTES when the runtime cannot tell). */
 aoe_elem_type aoe_protocol_elem(const aoe_protocol *p, uint32_t arg);
 
+/* The executor's own state of the open job (for version 3 primitives). */
+aoe_exec *aoe_protocol_exec(const aoe_protocol *p);
+
 /* Programs built so far (each distinct option string once). */
 size_t aoe_protocol_programs(const aoe_protocol *p);
 

@@ -33,6 +33,9 @@ typedef struct {
     size_t nconfigs;
     int prepare_ahead; /* the whole space will be evaluated: compile ahead in parallel */
     int replay;        /* AOE_REPLAY_* bits every worker opens the job with */
+    /* The executor's own candidates (library calls) instead of sp: measured
+     * in this order, row 0 the default's configuration. */
+    aoe_wcands *cands;
 } tctx;
 
 static double now_s(void)
@@ -175,12 +178,30 @@ static aoe_exec_status open_reference(tctx *c, aoe_wrep *rep)
 static void describe_replay(int replay, const aoe_job *job, aoe_tune_result *r)
 {
     char synth[256];
+    const aoe_exec_ops *ops = aoe_exec_for(job, NULL, 0);
     r->replay_synthetic = synthetic_args(job, synth, sizeof synth) != 0;
     const char *data = !r->replay_synthetic             ? "captured"
                        : replay & AOE_REPLAY_ZERO_SYNTH ? "synthetic zeros"
+                       : ops && AOE_EXEC_V3(ops, fill)  ? "synthetic typed"
                                                         : "synthetic float32";
     snprintf(r->replay, sizeof r->replay, "%s%s", data,
              replay & AOE_REPLAY_NO_POISON ? ", outputs not poisoned" : "");
+}
+
+/* The policy of configuration row `config`: a candidate's, or the space's. */
+static int config_policy(tctx *c, size_t config, aoe_policy *pol)
+{
+    if (c->cands) {
+        if (config >= c->cands->n) return -1;
+        *pol = c->cands->pols[config];
+        return 0;
+    }
+    return aoe_space_policy(c->sp, c->job, config, pol);
+}
+
+static long default_config(const tctx *c)
+{
+    return c->cands ? 0 : aoe_space_default_config(c->sp);
 }
 
 static void prepare_from(tctx *c, size_t config)
@@ -206,7 +227,7 @@ static double eval(void *ctx, size_t config)
     aoe_wrep rep;
     aoe_policy pol;
     if (c->restart_failures >= MAX_RESTART_FAILURES || now_s() > c->deadline) return -1;
-    if (aoe_space_policy(c->sp, c->job, config, &pol)) {
+    if (config_policy(c, config, &pol)) {
         aoe_tune_note_failure(c->r, AOE_EXEC_REFUSED, "refused: no policy for this configuration");
         return -1;
     }
@@ -252,7 +273,8 @@ static void default_policy(const aoe_job *job, aoe_policy *p)
 
 static void describe(const aoe_job *job, const aoe_policy *p, char *out, size_t len)
 {
-    size_t n = (size_t)snprintf(out, len, "%s global=", job->kernel_name);
+    size_t n = (size_t)snprintf(out, len, "%s%s", job->kernel_name,
+                                job->op == AOE_OP_LIBRARY_CALL ? "" : " global=");
     for (uint32_t d = 0; d < job->work_dim && d < 3 && n < len; d++)
         n += (size_t)snprintf(out + n, len - n, "%s%" PRIu64, d ? "x" : "", job->global[d]);
     if (n < len) n += (size_t)snprintf(out + n, len - n, " policy:");
@@ -260,7 +282,7 @@ static void describe(const aoe_job *job, const aoe_policy *p, char *out, size_t 
     for (uint32_t i = 0; i < p->n_params && i < AOE_MAX_PARAMS && n < len; i++)
         n += (size_t)snprintf(out + n, len - n, " %s=%" PRId64, p->params[i].name,
                               p->params[i].value);
-    if (n < len && p->local[0]) {
+    if (n < len && p->local[0] && job->op != AOE_OP_LIBRARY_CALL) {
         n += (size_t)snprintf(out + n, len - n, " local=");
         for (uint32_t d = 0; d < p->work_dim && d < 3 && n < len; d++)
             n += (size_t)snprintf(out + n, len - n, "%s%" PRIu64, d ? "x" : "", p->local[d]);
@@ -292,8 +314,7 @@ static void confirm(tctx *c, long best)
 {
     aoe_tune_result *r = c->r;
     aoe_policy pol;
-    if (best < 0 || best == aoe_space_default_config(c->sp) ||
-        aoe_space_policy(c->sp, c->job, (size_t)best, &pol))
+    if (best < 0 || best == default_config(c) || config_policy(c, (size_t)best, &pol))
         return; /* nothing to confirm: the default stays, as measured on opening */
     aoe_wreq qd = {.op = AOE_WOP_DEFAULT, .final = 1, .tol = c->tol};
     aoe_wreq qb = {.op = AOE_WOP_VARIANT, .final = 1, .tol = c->tol, .pol = pol};
@@ -368,6 +389,46 @@ static void write_record(const aoe_job *job, const aoe_tune_options *o, aoe_tune
     }
 }
 
+/* A library call: the executor's candidates (asked from the worker, which
+ * has the library open), each measured in its order within the budget, the
+ * best confirmed against the default. The kept policy is the default's own
+ * configuration unless a candidate wins. */
+static aoe_exec_status tune_candidates(tctx *c, const aoe_exec_ops *ops)
+{
+    aoe_tune_result *r = c->r;
+    aoe_tolerance tol;
+    int (*tolerance)(const aoe_job *, aoe_tolerance *) = AOE_EXEC_V3(ops, tolerance);
+    if (tolerance && !tolerance(c->job, &tol)) c->tol = tol;
+    c->cands = calloc(1, sizeof *c->cands);
+    if (!c->cands) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return AOE_EXEC_OUT_OF_MEMORY;
+    }
+    aoe_wreq q = {.op = AOE_WOP_CANDIDATES};
+    aoe_wrep *rep = &c->cands->rep;
+    if (aoe_worker_call(c->w, &q, sizeof q, c->cands, sizeof *c->cands,
+                        c->o->variant_timeout_s + 10, rep->reason, sizeof rep->reason))
+        rep->status = aoe_worker_failure(c->w);
+    else if (!rep->status && (!c->cands->n || c->cands->n > AOE_EXEC_MAX_CANDIDATES))
+        rep->status = AOE_EXEC_NOTHING_TO_TUNE,
+        snprintf(rep->reason, sizeof rep->reason, "nothing to tune: no candidates");
+    if (rep->status) {
+        snprintf(r->error, sizeof r->error, "%s", rep->reason);
+        return rep->status;
+    }
+    snprintf(r->space, sizeof r->space, "%.255s", c->cands->space);
+    r->space_size = c->cands->n;
+    r->best = c->cands->pols[0];
+    long best = -1;
+    double best_us = 0;
+    for (size_t i = 0; i < c->cands->n && i < c->o->max_evals; i++) {
+        double t = eval(c, i);
+        if (t > 0 && (best < 0 || t < best_us)) best = (long)i, best_us = t;
+    }
+    confirm(c, best);
+    return AOE_EXEC_OK;
+}
+
 int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result *r)
 {
     double t0 = now_s();
@@ -397,6 +458,12 @@ int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result 
     if (o->dry_run) {
         r->ok = 1;
         r->status = AOE_EXEC_OK;
+        goto done;
+    }
+    const aoe_exec_ops *ops = aoe_exec_for(job, NULL, 0);
+    if (AOE_EXEC_V3(ops, candidates)) {
+        r->status = tune_candidates(&c, ops);
+        if (!r->status) r->ok = 1;
         goto done;
     }
     char err[512];
@@ -433,5 +500,6 @@ done:
     if (c.w) aoe_worker_stop(c.w);
     if (c.sp) aoe_space_free(c.sp);
     free(c.prepared);
+    free(c.cands);
     return r->ok ? 0 : -1;
 }

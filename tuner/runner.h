@@ -56,8 +56,9 @@ typedef struct {
     size_t evaluations, failures, abandoned;
     double seconds;
     int put; /* aoe_put_result; -2: not written (dry run, failure) */
-    /* How the job's data was replayed: "captured", "synthetic float32" or
-     * "synthetic zeros", plus ", outputs not poisoned" after a fallback. */
+    /* How the job's data was replayed: "captured", "synthetic float32",
+     * "synthetic typed" (the executor's own fill) or "synthetic zeros", plus
+     * ", outputs not poisoned" after a fallback. */
     char replay[64];
     int replay_synthetic; /* some buffers replayed with synthetic contents */
     unsigned nreasons;

@@ -54,7 +54,38 @@ static aoe_exec_status capture(void *ctx, const aoe_outputs *outs)
 static aoe_exec_status verify(void *ctx, const aoe_outputs *outs)
 {
     wstate *s = ctx;
-    return aoe_verify_run(&s->ref, outs, &s->tol, s->reason, sizeof s->reason);
+    aoe_exec_status st = aoe_verify_run(&s->ref, outs, &s->tol, s->reason, sizeof s->reason);
+    int (*check)(const aoe_job *, uint32_t, const uint8_t *, const uint8_t *, uint64_t, char *,
+                 size_t) = AOE_EXEC_V3(s->ops, check);
+    for (uint32_t i = 0; !st && check && i < outs->nargs; i++)
+        if (s->ref.ref[i] && outs->data[i] &&
+            check(s->job, i, s->ref.ref[i], outs->data[i], s->ref.size[i], s->reason,
+                  sizeof s->reason))
+            st = AOE_EXEC_WRONG_RESULT;
+    return st;
+}
+
+/* Verified, and kept in s->cap for the second run (verify_same). */
+static aoe_exec_status verify_keep(void *ctx, const aoe_outputs *outs)
+{
+    aoe_exec_status st = verify(ctx, outs);
+    return st ? st : capture(ctx, outs);
+}
+
+/* Verified, and bit for bit what the run before gave (s->cap). */
+static aoe_exec_status verify_same(void *ctx, const aoe_outputs *outs)
+{
+    wstate *s = ctx;
+    aoe_exec_status st = verify(ctx, outs);
+    for (uint32_t i = 0; !st && i < outs->nargs; i++)
+        if (s->cap[i] && outs->data[i] && memcmp(s->cap[i], outs->data[i], outs->size[i])) {
+            snprintf(s->reason, sizeof s->reason,
+                     "wrong result: args[%u]: two runs differ (the algorithm is not "
+                     "deterministic)",
+                     i);
+            st = AOE_EXEC_WRONG_RESULT;
+        }
+    return st;
 }
 
 static void free_copies(uint8_t **c, uint32_t n)
@@ -267,8 +298,23 @@ static void do_measure(wstate *s, const aoe_wreq *q, aoe_wrep *r)
     s->tol = q->tol;
     s->reason[0] = '\0';
     const aoe_policy *pol = q->op == AOE_WOP_DEFAULT ? NULL : &q->pol;
-    aoe_exec_status st =
-        aoe_protocol_measure(s->ex, pol, &o, verify, s, &r->timing, err, sizeof err);
+    aoe_exec_status st;
+    if (pol && AOE_EXEC_V3(s->ops, determinism)) { /* two verified runs, bit-identical */
+        uint32_t n = s->job->nargs;
+        s->cap = calloc(n ? n : 1, sizeof *s->cap);
+        if (!s->cap) {
+            reply(r, AOE_EXEC_OUT_OF_MEMORY, "out of memory");
+            return;
+        }
+        aoe_timing t;
+        st = aoe_protocol_measure(s->ex, pol, &verify_only, verify_keep, s, &t, err, sizeof err);
+        if (!st)
+            st = aoe_protocol_measure(s->ex, pol, &o, verify_same, s, &r->timing, err, sizeof err);
+        free_copies(s->cap, n);
+        s->cap = NULL;
+    } else {
+        st = aoe_protocol_measure(s->ex, pol, &o, verify, s, &r->timing, err, sizeof err);
+    }
     if (st && s->reason[0]) { /* the verification's reason names its category */
         r->status = st;
         snprintf(r->reason, sizeof r->reason, "%s", s->reason);
@@ -277,6 +323,26 @@ static void do_measure(wstate *s, const aoe_wreq *q, aoe_wrep *r)
     } else {
         r->status = AOE_EXEC_OK;
     }
+}
+
+/* The executor's candidates (library calls): one aoe_wcands reply. */
+static void do_candidates(wstate *s, int fd)
+{
+    static aoe_wcands c; /* large; the worker serves one request at a time */
+    char err[1024] = "";
+    size_t n = 0;
+    memset(&c, 0, sizeof c);
+    aoe_exec_status (*cands)(aoe_exec *, aoe_policy *, size_t, size_t *, char *, size_t, char *,
+                             size_t) = AOE_EXEC_V3(s->ops, candidates);
+    if (!s->ex || !s->have_ref)
+        reply(&c.rep, AOE_EXEC_RUNTIME_ERROR, "the worker has no device open");
+    else if (!cands)
+        reply(&c.rep, AOE_EXEC_UNSUPPORTED, "the executor proposes no candidates");
+    else if ((c.rep.status = cands(aoe_protocol_exec(s->ex), c.pols, AOE_EXEC_MAX_CANDIDATES, &n,
+                                   c.space, sizeof c.space, err, sizeof err)))
+        reply(&c.rep, c.rep.status, err);
+    c.n = (uint32_t)n;
+    aoe_write_full(fd, &c, sizeof c);
 }
 
 static void do_prepare(wstate *s, const aoe_wreq *q, int fd, aoe_wrep *r)
@@ -307,6 +373,9 @@ int aoe_runner_worker_main(void *ctx, int fd)
         if (!s.ops) {
             r.status = AOE_EXEC_UNSUPPORTED;
             snprintf(r.reason, sizeof r.reason, "%s", no_exec);
+        } else if (q.op == AOE_WOP_CANDIDATES) {
+            do_candidates(&s, fd);
+            continue;
         } else if (q.op == AOE_WOP_OPEN)
             do_open(&s, &q, &r);
         else if (q.op == AOE_WOP_VARIANT || q.op == AOE_WOP_DEFAULT)

@@ -11,10 +11,11 @@
 #include "space/space.h"
 
 enum {
-    AOE_WOP_OPEN = 1,    /* open the device, build the reference, time the default */
-    AOE_WOP_VARIANT = 2, /* verify and time req.pol */
-    AOE_WOP_DEFAULT = 3, /* time the default again (final comparison) */
-    AOE_WOP_PREPARE = 4  /* compile req.count policies that follow the request */
+    AOE_WOP_OPEN = 1,      /* open the device, build the reference, time the default */
+    AOE_WOP_VARIANT = 2,   /* verify and time req.pol */
+    AOE_WOP_DEFAULT = 3,   /* time the default again (final comparison) */
+    AOE_WOP_PREPARE = 4,   /* compile req.count policies that follow the request */
+    AOE_WOP_CANDIDATES = 5 /* the executor's own candidates (aoe_wcands reply) */
 };
 
 /* How the job's data is replayed (AOE_WOP_OPEN; the runner falls back to
@@ -43,6 +44,15 @@ typedef struct {
     uint32_t outputs; /* OPEN: buffers verified as pure outputs (poisoned) */
     char reason[1024];
 } aoe_wrep;
+
+/* The reply to AOE_WOP_CANDIDATES: the executor's candidates in its order,
+ * the default's first; space describes where they came from. */
+typedef struct {
+    aoe_wrep rep;
+    uint32_t n;
+    char space[256];
+    aoe_policy pols[AOE_EXEC_MAX_CANDIDATES];
+} aoe_wcands;
 
 /* The worker's body (an aoe_worker_fn); ctx is the const aoe_job *. */
 int aoe_runner_worker_main(void *ctx, int fd);

@@ -1,0 +1,84 @@
+/* The CUDA driver and cuBLASLt entry points the GEMM executor calls, loaded
+ * with dlopen/dlsym (aoe links no CUDA library). Names are resolved as the
+ * libraries export them: cuda.h's macros turn cuMemAlloc into cuMemAlloc_v2,
+ * and the string looked up is that expansion. */
+#ifndef AOE_EXEC_CUBLAS_API_H
+#define AOE_EXEC_CUBLAS_API_H
+
+#include <cublasLt.h>
+#include <cuda.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AOE_CUDA_DRIVER_FUNCS(X)                                                                   \
+    X(cuInit)                                                                                      \
+    X(cuDriverGetVersion)                                                                          \
+    X(cuDeviceGetCount)                                                                            \
+    X(cuDeviceGet)                                                                                 \
+    X(cuDeviceGetName)                                                                             \
+    X(cuDeviceGetAttribute)                                                                        \
+    X(cuDevicePrimaryCtxRetain)                                                                    \
+    X(cuDevicePrimaryCtxRelease)                                                                   \
+    X(cuCtxSetCurrent)                                                                             \
+    X(cuMemAlloc)                                                                                  \
+    X(cuMemFree)                                                                                   \
+    X(cuMemcpyHtoD)                                                                                \
+    X(cuMemcpyDtoH)                                                                                \
+    X(cuMemcpyDtoD)                                                                                \
+    X(cuMemsetD8)                                                                                  \
+    X(cuEventCreate)                                                                               \
+    X(cuEventDestroy)                                                                              \
+    X(cuEventRecord)                                                                               \
+    X(cuEventSynchronize)                                                                          \
+    X(cuEventElapsedTime)                                                                          \
+    X(cuGetErrorName)
+
+#define AOE_CUBLASLT_FUNCS(X)                                                                      \
+    X(cublasLtCreate)                                                                              \
+    X(cublasLtDestroy)                                                                             \
+    X(cublasLtGetVersion)                                                                          \
+    X(cublasLtGetStatusName)                                                                       \
+    X(cublasLtMatmulDescCreate)                                                                    \
+    X(cublasLtMatmulDescDestroy)                                                                   \
+    X(cublasLtMatmulDescSetAttribute)                                                              \
+    X(cublasLtMatrixLayoutCreate)                                                                  \
+    X(cublasLtMatrixLayoutDestroy)                                                                 \
+    X(cublasLtMatrixLayoutSetAttribute)                                                            \
+    X(cublasLtMatmulPreferenceCreate)                                                              \
+    X(cublasLtMatmulPreferenceDestroy)                                                             \
+    X(cublasLtMatmulPreferenceSetAttribute)                                                        \
+    X(cublasLtMatmulAlgoGetHeuristic)                                                              \
+    X(cublasLtMatmulAlgoGetIds)                                                                    \
+    X(cublasLtMatmulAlgoInit)                                                                      \
+    X(cublasLtMatmulAlgoCapGetAttribute)                                                           \
+    X(cublasLtMatmulAlgoConfigSetAttribute)                                                        \
+    X(cublasLtMatmulAlgoConfigGetAttribute)                                                        \
+    X(cublasLtMatmulAlgoCheck)                                                                     \
+    X(cublasLtMatmul)
+
+typedef struct {
+    void *cuda, *lt, *blas; /* dlopen handles (blas: only to read cuBLAS' version) */
+#define AOE_API_FIELD(f) __typeof__(&f) f;
+    AOE_CUDA_DRIVER_FUNCS(AOE_API_FIELD)
+    AOE_CUBLASLT_FUNCS(AOE_API_FIELD)
+#undef AOE_API_FIELD
+    size_t blas_version; /* cuBLAS' version (major*10000+minor*100+patch) when blas is loaded */
+} aoe_cublas_api;
+
+/* Loads libcuda.so.1 and libcublasLt.so.<major> (and, for library
+ * "cublas", libcublas.so.<major> for its version): from lib_dir first when
+ * it is not NULL (absolute, a directory nobody but its owner can write),
+ * then the system's search path. 0, or -1 with one line in err. */
+int aoe_cublas_api_load(aoe_cublas_api *api, unsigned major, int want_blas, const char *lib_dir,
+                        char *err, size_t errlen);
+void aoe_cublas_api_unload(aoe_cublas_api *api);
+
+/* "cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY" style names of results. */
+const char *aoe_cuda_error_name(const aoe_cublas_api *api, CUresult r);
+const char *aoe_cublas_status_name(const aoe_cublas_api *api, cublasStatus_t s);
+
+/* The name a function is exported under ("cuMemAlloc_v2"). */
+#define AOE_CU_NAME(f) AOE_CU_NAME_(f)
+#define AOE_CU_NAME_(f) #f
+
+#endif
