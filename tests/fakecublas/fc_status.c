@@ -1,5 +1,9 @@
 #include "fc_status.h"
 
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
 #define NAMES(X)                                                                                   \
     X(CUBLAS_STATUS_SUCCESS, "success")                                                            \
     X(CUBLAS_STATUS_NOT_INITIALIZED, "the library was not initialized")                            \
@@ -46,4 +50,17 @@ cublasStatus_t fc_property(libraryPropertyType type, int *value)
     default:
         return CUBLAS_STATUS_INVALID_VALUE;
     }
+}
+
+int fc_version(void)
+{
+    const char *v = getenv("FAKECUBLAS_VERSION");
+    return v && *v ? atoi(v) : CUBLAS_VERSION;
+}
+
+void fc_load_driver(void)
+{
+    const char *off = getenv("FAKECUBLAS_NO_DRIVER");
+    if (off && !strcmp(off, "1")) return;
+    dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL); /* kept loaded, as the real ones keep it */
 }

@@ -4,8 +4,23 @@
 #include "fc_clock.h"
 #include "lt_internal.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+
+static atomic_int g_last_id = -1, g_last_split;
+
+/* Not in the real library: the algorithm id and split-K of the last
+ * cublasLtMatmul computed (-1: none yet), so a client sees which algorithm
+ * ran (e.g. a cuBLAS call a shim rerouted through cuBLASLt). */
+int fakecublasLt_last_algo_id(void)
+{
+    return atomic_load(&g_last_id);
+}
+int fakecublasLt_last_split_k(void)
+{
+    return atomic_load(&g_last_split);
+}
 
 static uint32_t alignment_of(const void *p)
 {
@@ -61,5 +76,7 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t desc, con
     pr.g.a.ptr = A, pr.g.b.ptr = B, pr.g.c.ptr = C, pr.g.d.ptr = D;
     fc_gemm_run(&pr.g, chosen.info);
     fc_clock_add(chosen.cost_us);
+    atomic_store(&g_last_id, chosen.config.id);
+    atomic_store(&g_last_split, chosen.config.split_k);
     return CUBLAS_STATUS_SUCCESS;
 }
