@@ -51,6 +51,31 @@ void aoe_cb_op_name(const aoe_gemm_desc *g, char *out, size_t len)
              (unsigned long long)g->n, (unsigned long long)g->k, batch);
 }
 
+/* The last keys this thread computed: a description compared byte for byte
+ * (built from a zeroed one, so padding compares too) costs far less than
+ * hashing it again (aoe_gemm_key streams every field through XXH3). */
+#define KEY_CACHE 4
+static __thread struct {
+    unsigned next;
+    struct {
+        const char *fp;
+        aoe_gemm_desc g;
+        aoe_key key;
+    } e[KEY_CACHE];
+} t_keys __attribute__((tls_model("initial-exec")));
+
+aoe_key aoe_cb_key(const char *fingerprint, const aoe_gemm_desc *g)
+{
+    for (unsigned i = 0; i < KEY_CACHE; i++)
+        if (t_keys.e[i].fp == fingerprint && !memcmp(&t_keys.e[i].g, g, sizeof *g))
+            return t_keys.e[i].key;
+    unsigned i = t_keys.next++ % KEY_CACHE;
+    t_keys.e[i].fp = fingerprint; /* interned: one pointer per device */
+    t_keys.e[i].g = *g;
+    t_keys.e[i].key = aoe_gemm_key(fingerprint, g);
+    return t_keys.e[i].key;
+}
+
 static int make_job(const aoe_libcall_desc *d, aoe_job *job)
 {
     return aoe_gemm_job_make(job, d->fingerprint, (const aoe_gemm_desc *)d->ctx);

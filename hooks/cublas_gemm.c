@@ -133,7 +133,7 @@ static int try_reroute(cublasHandle_t h, const blas_call *a)
     if (pmode == CUBLAS_POINTER_MODE_HOST && beta_zero(a->beta, g->scale_type))
         g->flags |= AOE_GEMM_FLAG_BETA_ZERO;
     c.lt = NULL, c.op_desc = NULL, c.la = c.lb = c.lc = c.ld = NULL, c.math = (uint32_t)math;
-    aoe_key key = aoe_gemm_key(r->fingerprint, g);
+    aoe_key key = aoe_cb_key(r->fingerprint, g);
     aoe_op *op = aoe_cb_operator(&c, r->fingerprint, &key);
     if (!op) goto out;
     atomic_fetch_add_explicit(&op->launches, 1, memory_order_relaxed);

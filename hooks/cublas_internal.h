@@ -163,6 +163,8 @@ typedef struct {
 
 extern aoe_libcall_sight aoe_cb_sight;
 
+/* aoe_gemm_key(fingerprint, g), from a per-thread cache of the last few. */
+aoe_key aoe_cb_key(const char *fingerprint, const aoe_gemm_desc *g);
 /* The operator of key (first sight on a miss: capture). NULL: pass through. */
 aoe_op *aoe_cb_operator(const aoe_cb_call *c, const char *fingerprint, const aoe_key *key);
 /* The verified algorithm for op's current policy p (rebuilt when p changed),

@@ -72,7 +72,8 @@ static int read_layout(cublasLtMatrixLayout_t l, layout *o)
     /* Optional ones keep their defaults when the library does not know them. */
     layout_get(l, CUBLASLT_MATRIX_LAYOUT_ORDER, &o->order, sizeof o->order);
     layout_get(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &o->batch, sizeof o->batch);
-    layout_get(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &o->stride, sizeof o->stride);
+    if (o->batch > 1)
+        layout_get(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &o->stride, sizeof o->stride);
     return o->order == CUBLASLT_ORDER_COL && o->ld >= 0 && o->stride >= 0 && o->batch >= 1 ? 0 : -1;
 }
 
@@ -108,8 +109,10 @@ static int describe(aoe_gemm_desc *g, cublasLtMatmulDesc_t desc, cublasLtMatrixL
     desc_get(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &ascale, sizeof ascale);
     if (tc != CUBLAS_OP_N) return -1;
     layout a, b, c, d;
-    if (read_layout(al, &a) || read_layout(bl, &b) || read_layout(cl, &c) ||
-        read_layout(dl ? dl : cl, &d))
+    if (read_layout(al, &a) || read_layout(bl, &b) || read_layout(cl, &c)) return -1;
+    if (!dl || dl == cl) /* PyTorch's: one layout for C and D */
+        d = c;
+    else if (read_layout(dl, &d))
         return -1;
     uint64_t ws = 0;
     uint32_t mask = CUBLASLT_REDUCTION_SCHEME_MASK, align[4] = {256, 256, 256, 256};
@@ -167,7 +170,7 @@ EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
         !(fp = aoe_cb_lt_fingerprint(h)) || describe(&c.g, desc, al, bl, cl, dl, pref))
         return real(h, desc, al, bl, cl, dl, pref, requested, results, returned);
     c.lt = h, c.op_desc = desc, c.la = al, c.lb = bl, c.lc = cl, c.ld = dl ? dl : cl, c.math = 0;
-    aoe_key key = aoe_gemm_key(fp, &c.g);
+    aoe_key key = aoe_cb_key(fp, &c.g);
     aoe_op *op = aoe_cb_operator(&c, fp, &key);
     if (op) {
         aoe_rd_node *rd = aoe_rd_begin();

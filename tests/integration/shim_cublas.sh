@@ -50,22 +50,7 @@ PY
 import_record() {
   local job=$1
   shift
-  "$PY" - "$job" "$@" >"$T/rec.json" <<'PY'
-import json, sys
-job = json.load(open(sys.argv[1]))
-cfg = {"algo": 0, "tile": 0, "stages": 0, "splitk": 1, "reduction": 0, "swizzle": 0, "custom": 0,
-       "inner_shape": 0, "cluster_shape": 0, "workspace": 0}
-for a in sys.argv[2:]:
-    k, v = a.split("=")
-    cfg[k] = int(v)
-rec = {"fingerprint": job["fingerprint"], "key": job["key"], "runtime": "cublas", "kernel_name": "gemm",
-       "policy": {"params": [{"name": k, "value": v, "kind": "library_attribute"} for k, v in cfg.items()],
-                  "work_dim": 1, "global": [0], "local": [0]},
-       "default_us": 10.0, "default_spread_us": 0.1, "tuned_us": 5.0, "tuned_spread_us": 0.1,
-       "evaluations": 4, "tuning_seconds": 1.0, "strategy": "brute", "tuner_version": "test",
-       "timestamp": 1700000000, "summary": "shim_cublas test record"}
-print(json.dumps({"format": "aoe-bank", "version": 1, "exported": 1700000000, "records": [rec]}))
-PY
+  "$PY" "$S/tests/fakecublas/record_for_gemm_job.py" "$job" "$@" >"$T/rec.json"
   "$AOE" bank import "$T/rec.json" >/dev/null || fail "import of a record for $job failed"
 }
 
