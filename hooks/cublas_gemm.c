@@ -19,6 +19,16 @@
 #define EXPORT __attribute__((visibility("default")))
 
 static atomic_int g_said_math, g_said_failed;
+__thread int aoe_cb_in_blas __attribute__((tls_model("initial-exec")));
+
+/* The real call, marked as such for the cublasLtMatmul observer. */
+#define REAL_CALL(fn, ...)                                                                         \
+    do {                                                                                           \
+        aoe_cb_in_blas = 1;                                                                        \
+        cublasStatus_t st_ = CB_REAL(fn)(__VA_ARGS__);                                             \
+        aoe_cb_in_blas = 0;                                                                        \
+        return st_;                                                                                \
+    } while (0)
 
 typedef struct {
     cublasOperation_t ta, tb;
@@ -178,8 +188,8 @@ out:
         ROUTE(h, .ta = ta, .tb = tb, .m = m, .n = n, .k = k, .alpha = alpha, .A = A, .B = B,       \
               .beta = beta, .C = C, .at = at, .bt = bt, .ct = ct, .compute = compute, .lda = lda,  \
               .ldb = ldb, .ldc = ldc, .batch = 1, .algo = algo);                                   \
-        return CB_REAL(fn)(h, ta, tb, m, n, k, alpha, A, at, lda, B, bt, ldb, beta, C, ct, ldc,    \
-                           compute, algo);                                                         \
+        REAL_CALL(fn, h, ta, tb, m, n, k, alpha, A, at, lda, B, bt, ldb, beta, C, ct, ldc,         \
+                  compute, algo);                                                                  \
     }
 GEMM_EX(cublasGemmEx, int)
 GEMM_EX(cublasGemmEx_64, int64_t)
@@ -195,8 +205,8 @@ GEMM_EX(cublasGemmEx_64, int64_t)
         ROUTE(h, .ta = ta, .tb = tb, .m = m, .n = n, .k = k, .alpha = alpha, .A = A, .B = B,       \
               .beta = beta, .C = C, .at = at, .bt = bt, .ct = ct, .compute = compute, .lda = lda,  \
               .ldb = ldb, .ldc = ldc, .sa = sa, .sb = sb, .sc = sc, .batch = batch, .algo = algo); \
-        return CB_REAL(fn)(h, ta, tb, m, n, k, alpha, A, at, lda, sa, B, bt, ldb, sb, beta, C, ct, \
-                           ldc, sc, batch, compute, algo);                                         \
+        REAL_CALL(fn, h, ta, tb, m, n, k, alpha, A, at, lda, sa, B, bt, ldb, sb, beta, C, ct, ldc, \
+                  sc, batch, compute, algo);                                                       \
     }
 GEMM_SB_EX(cublasGemmStridedBatchedEx, int)
 GEMM_SB_EX(cublasGemmStridedBatchedEx_64, int64_t)
@@ -212,7 +222,7 @@ GEMM_SB_EX(cublasGemmStridedBatchedEx_64, int64_t)
               .beta = beta, .C = C, .at = CUDA_R_32F, .bt = CUDA_R_32F, .ct = CUDA_R_32F,          \
               .compute = CUBLAS_COMPUTE_32F, .lda = lda, .ldb = ldb, .ldc = ldc, .batch = 1,       \
               .algo = CUBLAS_GEMM_DEFAULT);                                                        \
-        return CB_REAL(fn)(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);               \
+        REAL_CALL(fn, h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);                    \
     }
 SGEMM(cublasSgemm_v2, int)
 SGEMM(cublasSgemm_v2_64, int64_t)
@@ -228,8 +238,7 @@ SGEMM(cublasSgemm_v2_64, int64_t)
               .beta = beta, .C = C, .at = CUDA_R_32F, .bt = CUDA_R_32F, .ct = CUDA_R_32F,          \
               .compute = CUBLAS_COMPUTE_32F, .lda = lda, .ldb = ldb, .ldc = ldc, .sa = sa,         \
               .sb = sb, .sc = sc, .batch = batch, .algo = CUBLAS_GEMM_DEFAULT);                    \
-        return CB_REAL(fn)(h, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc,    \
-                           batch);                                                                 \
+        REAL_CALL(fn, h, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch); \
     }
 SGEMM_SB(cublasSgemmStridedBatched, int)
 SGEMM_SB(cublasSgemmStridedBatched_64, int64_t)

@@ -174,6 +174,11 @@ const aoe_cb_built *aoe_cb_built_for(aoe_op *op, const aoe_policy_entry *p, cons
 /* An operator's name ("gemm lt bf16 TN 24x3x40"). */
 void aoe_cb_op_name(const aoe_gemm_desc *g, char *out, size_t len);
 
+/* Set while this thread is inside a real cuBLAS GEMM the shim wrapped:
+ * libcublas calls cublasLtMatmul itself (through the public symbol, so the
+ * shim sees it); those calls are not the program's. */
+extern __thread int aoe_cb_in_blas __attribute__((tls_model("initial-exec")));
+
 /* Counters for the exit line (relaxed adds; debug). */
 extern atomic_ullong aoe_cb_own_algo_calls; /* cublasLtMatmul with the program's own algorithm */
 

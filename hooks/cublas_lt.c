@@ -207,8 +207,9 @@ EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t de
     __typeof__(&cublasLtMatmul) real = CB_REAL(cublasLtMatmul);
     if (!real) return CUBLAS_STATUS_NOT_INITIALIZED;
     /* Observed, never changed: an algorithm the heuristic did not just give
-     * this thread was chosen by the program (or by libcublas itself). */
-    if (algo && !given(algo) && aoe_cb_on(AOE_CB_PATH_LT)) {
+     * this thread was chosen by the program (or by libcublas, in a call the
+     * shim does not wrap). */
+    if (algo && !aoe_cb_in_blas && !given(algo) && aoe_cb_on(AOE_CB_PATH_LT)) {
         atomic_fetch_add_explicit(&aoe_cb_own_algo_calls, 1, memory_order_relaxed);
         aoe_shim_log_once(&g_said_own, AOE_LOG_DEBUG,
                           "cublasLtMatmul with an algorithm the program chose itself: observed, "

@@ -152,14 +152,20 @@ has 'pedantic or emulation math mode'
 echo "shim_cublas: refused: a handle in pedantic math mode"
 
 # Each of these leaves every call alone (the records of step 2 in the bank).
+# A fresh spool each: bmm and the fp32 mm are misses there, so a hook that
+# acted would capture them.
+n_refused=0
 refused() { # refused 'MESSAGE' ENV=VALUE...
   local msg=$1
   shift
-  run env "$@"
+  n_refused=$((n_refused + 1))
+  mkdir -p "$T/refused$n_refused"
+  run env AOE_WORK_PATH="$T/refused$n_refused" "$@"
   has '^heuristic: 1 algorithm(s): id 6 tile 18 split_k 1 workspace 0$'
   has '^mm ran: cublas$'
   has "$msg"
   hasnt 'captured'
+  ! compgen -G "$T/refused$n_refused/spool/*.job" >/dev/null || fail "$*: a job was captured"
   echo "shim_cublas: refused: $*"
 }
 refused 'CUBLAS_WORKSPACE_CONFIG=:4096:8 asks cuBLAS for deterministic results' CUBLAS_WORKSPACE_CONFIG=:4096:8
