@@ -6,6 +6,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static atomic_int g_last_id = -1, g_last_split;
@@ -69,6 +70,11 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t desc, con
         chosen = ranked[0];
     }
     if (chosen.workspace > workspace_size) return CUBLAS_STATUS_INVALID_VALUE;
+    /* A planted failure at run time (what AlgoCheck cannot foresee): a test
+     * sees how a caller copes (FAKECUBLAS_FAIL_TILE=20: every run of tile 20 fails). */
+    const char *fail_tile = getenv("FAKECUBLAS_FAIL_TILE");
+    if (fail_tile && *fail_tile && chosen.config.tile == (uint32_t)atoi(fail_tile))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
     if ((double)pr.p.m * (double)pr.p.n * (double)pr.p.k * (double)pr.p.batch > (double)FC_MAX_MACS)
         return CUBLAS_STATUS_NOT_SUPPORTED; /* too large for the CPU reference */
     pr.g.alpha = *(const float *)alpha;

@@ -145,6 +145,14 @@ has '^mm ran: cublas$'
 has 'split-K reduction scheme 1 is outside the caller.s mask 2'
 echo "shim_cublas: refused: a reduction scheme the math mode forbids"
 
+# cublasLtMatmul fails with the tuned algorithm (planted in the fake): the
+# cuBLAS call runs instead, the program sees success.
+TUNE_BANK_PATH=$T/bank_fail import_record "$mm" algo=6 tile=20 splitk=4 reduction=2
+run env TUNE_BANK_PATH="$T/bank_fail" FAKECUBLAS_FAIL_TILE=20
+has '^mm ran: cublas$'
+has 'gemm blas bf16 TN 24x3x40: cublasLtMatmul with the tuned algorithm failed (status 13); the cuBLAS call runs instead'
+echo "shim_cublas: a failing rerouted call falls back to the cuBLAS call"
+
 # Pedantic math mode: never rerouted (the bank of step 2 has the key).
 run env GEMM_TORCHLIKE_MATH=pedantic
 has '^mm ran: cublas$'
