@@ -120,10 +120,15 @@ static int decide_lt(void)
 /* The cuBLAS path reroutes through cuBLASLt: both versions must be known. */
 static int decide_blas(void)
 {
-    cublasStatus_t (*ver)(cublasHandle_t, int *) = CB_REAL(cublasGetVersion_v2);
+    __typeof__(&cublasGetProperty) prop = CB_REAL(cublasGetProperty);
     size_t (*ltver)(void) = CB_REAL(cublasLtGetVersion);
-    int v = 0;
-    if (ver && ver(NULL, &v) != CUBLAS_STATUS_SUCCESS) v = 0;
+    /* cublasGetProperty needs no handle (cublasGetVersion_v2 takes one). */
+    int major = -1, minor = -1, patch = -1, v = 0;
+    if (prop && prop(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
+        prop(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
+        prop(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS && major >= 0 && minor >= 0 &&
+        patch >= 0)
+        v = major * 10000 + minor * 100 + patch;
     aoe_cb_blas_version = v > 0 ? (uint32_t)v : 0;
     uint32_t lt = ltver ? (uint32_t)ltver() : 0;
     if (!known_major(aoe_cb_blas_version) || !known_major(lt) ||

@@ -57,6 +57,7 @@
     X(cublasLtMatmulAlgoCapGetAttribute)                                                           \
     X(cublasLtMatmulAlgoCheck)                                                                     \
     X(cublasGetVersion_v2)                                                                         \
+    X(cublasGetProperty)                                                                           \
     X(cublasGetStream_v2)                                                                          \
     X(cublasGetMathMode)                                                                           \
     X(cublasGetPointerMode_v2)                                                                     \

@@ -37,15 +37,16 @@ const char *fc_status_string(cublasStatus_t s)
 cublasStatus_t fc_property(libraryPropertyType type, int *value)
 {
     if (!value) return CUBLAS_STATUS_INVALID_VALUE;
+    int v = fc_version(); /* 130100: 13.1.0 */
     switch (type) {
     case MAJOR_VERSION:
-        *value = CUBLAS_VER_MAJOR;
+        *value = v / 10000;
         return CUBLAS_STATUS_SUCCESS;
     case MINOR_VERSION:
-        *value = CUBLAS_VER_MINOR;
+        *value = v / 100 % 100;
         return CUBLAS_STATUS_SUCCESS;
     case PATCH_LEVEL:
-        *value = CUBLAS_VER_PATCH;
+        *value = v % 100;
         return CUBLAS_STATUS_SUCCESS;
     default:
         return CUBLAS_STATUS_INVALID_VALUE;
