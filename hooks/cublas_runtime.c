@@ -75,4 +75,5 @@ void aoe_cb_atfork_child(void)
     aoe_cb_gate_atfork_child();
     aoe_cb_device_atfork_child();
     aoe_cb_handles_atfork_child();
+    aoe_libcall_atfork_child();
 }

@@ -6,8 +6,11 @@
 #include "core/not_tuned_reasons.h"
 #include "launch/host.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+static pthread_mutex_t g_walk_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void note(const aoe_launch_host *h, aoe_op *op, int why, const char *detail)
 {
@@ -47,7 +50,11 @@ static void capture(const aoe_launch_host *h, const aoe_libcall_desc *d, aoe_op 
 static void first_sight(aoe_libcall_sight *s, const aoe_libcall_desc *d, aoe_op *op)
 {
     const aoe_launch_host *h = aoe_launch_get_host();
+    /* One call-site walk at a time: threads of a library's callers reach
+     * first sights together (libunwind's caches race under ThreadSanitizer). */
+    pthread_mutex_lock(&g_walk_lock);
     if (h->call_site) h->call_site(op->call_site, sizeof op->call_site);
+    pthread_mutex_unlock(&g_walk_lock);
     if (h->refresh) h->refresh(op);
     const aoe_policy_entry *p = atomic_load_explicit(&op->policy, memory_order_acquire);
     if (p) {
@@ -113,4 +120,9 @@ aoe_policy_entry *aoe_policy_from_library_record(const aoe_record *rec)
     if (!e) return NULL;
     e->rec = *rec;
     return e;
+}
+
+void aoe_libcall_atfork_child(void)
+{
+    pthread_mutex_init(&g_walk_lock, NULL);
 }

@@ -54,6 +54,10 @@ typedef struct aoe_libcall_desc {
  * created the operator, others see the operator without a policy meanwhile. */
 aoe_op *aoe_libcall_resolve(aoe_libcall_sight *s, const aoe_libcall_desc *d);
 
+/* Forked child: re-arms the call-site walk's lock (a runtime using library
+ * calls calls it from its atfork_child; idempotent). */
+void aoe_libcall_atfork_child(void);
+
 /* A policy entry holding a library operator's bank record as it is (the
  * record passes aoe_record_check and every parameter is a library
  * attribute), or NULL after one error line. */
