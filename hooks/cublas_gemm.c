@@ -18,7 +18,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-static atomic_int g_said_math, g_said_failed;
+static atomic_int g_said_math, g_said_failed, g_said_algo;
 __thread int aoe_cb_in_blas __attribute__((tls_model("initial-exec")));
 
 /* The real call, marked as such for the cublasLtMatmul observer. */
@@ -86,7 +86,12 @@ static int beta_zero(const void *beta, int32_t scale)
  * the real call. */
 static int try_reroute(cublasHandle_t h, const blas_call *a)
 {
-    if (a->algo != CUBLAS_GEMM_DEFAULT && a->algo != CUBLAS_GEMM_DEFAULT_TENSOR_OP) return 0;
+    if (a->algo != CUBLAS_GEMM_DEFAULT && a->algo != CUBLAS_GEMM_DEFAULT_TENSOR_OP) {
+        aoe_shim_log_once(&g_said_algo, AOE_LOG_DEBUG,
+                          "a cuBLAS GEMM with an algorithm the program chose (%d): left alone",
+                          a->algo);
+        return 0;
+    }
     if (a->m <= 0 || a->n <= 0 || a->k <= 0 || a->batch < 1 || !a->alpha || !a->beta || !a->A ||
         !a->B || !a->C || a->lda < 0 || a->ldb < 0 || a->ldc < 0 || a->sa < 0 || a->sb < 0 ||
         a->sc < 0)

@@ -186,6 +186,15 @@ cp "$FAKE/libcublasLt.so.13" "$T/other/libcublasLt.so.12"
 refused 'more than one cuBLAS version is loaded (libcublasLt.so.13 and libcublasLt.so.12)' \
   GEMM_TORCHLIKE_DLOPEN="$T/other/libcublasLt.so.12"
 
+# AOE_TUNE_OPS filters GEMMs by operator name ("gemm lt bf16 TN 24x3x40").
+printf 'gemm lt *\n' >"$T/ops"
+mkdir -p "$T/filtered"
+run env AOE_WORK_PATH="$T/filtered" AOE_TUNE_OPS="$T/ops" TUNE_BANK_PATH="$T/bank_filtered"
+has 'captured gemm lt bf16 TN 24x3x40'
+hasnt 'captured gemm blas'
+[ "$(ls "$T/filtered/spool/"*.job | wc -l)" = 1 ] || fail "AOE_TUNE_OPS: $(ls "$T/filtered/spool")"
+echo "shim_cublas: AOE_TUNE_OPS selects GEMMs by operator name"
+
 # TunableOp: AOE steps aside for the cuBLASLt path only.
 run env PYTORCH_TUNABLEOP_ENABLED=1
 has '^heuristic: 1 algorithm(s): id 6 tile 18 split_k 1 workspace 0$'
