@@ -29,6 +29,9 @@
       "spool).")                                                                                   \
     X(TUNABLES, "AOE_TUNABLES", AOE_CFG_STRING, "", NULL,                                          \
       "Extra tunables files, separated by ':', read after etc/tunables/.")                         \
+    X(TUNE_GEMM, "AOE_TUNE_GEMM", AOE_CFG_BOOL, "True", "True|False|1|0",                          \
+      "False: cuBLAS and cuBLASLt GEMMs are neither tuned nor captured (every call "               \
+      "passes through); kernels are tuned as before.")                                             \
     X(AUTO_DEFINES, "AOE_AUTO_DEFINES", AOE_CFG_BOOL, "False", "True|False|1|0",                   \
       "Also tune `#ifndef NAME / #define NAME <int>` defaults found in "                           \
       "kernel sources (kept only when verification is exact).")                                    \

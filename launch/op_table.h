@@ -61,6 +61,13 @@ typedef struct aoe_op {
     atomic_int sighted;
     char kernel_name[128];
     char call_site[256];
+    /* 1: a library call's operator (launch/libcall.h): its policy holds a
+     * record of library attributes, checked by the hook, not a launch's
+     * sizes. Set before shape is published. */
+    int libcall;
+    /* The hook's own data for a library operator (e.g. the algorithm it
+     * rebuilt from the policy), published and retired by the hook. */
+    _Atomic(void *) hook_data;
 } aoe_op;
 
 /* Lock-free lookup. */

@@ -5,6 +5,7 @@
  * file. Launches themselves never make a syscall to learn about results. */
 #include "core/log.h"
 #include "core/log_memo.h"
+#include "launch/libcall.h"
 #include "launch/op_table.h"
 #include "preload/policy_check.h"
 #include "preload/poller.h"
@@ -80,10 +81,12 @@ int aoe_op_refresh(aoe_op *op, aoe_bank *bank)
     if (cur && same_record(&cur->rec, &rec)) return 0;
     const aoe_launch_shape *shape = atomic_load_explicit(&op->shape, memory_order_acquire);
     if (!shape) return 0; /* first sight still running: it refreshes */
-    aoe_policy_entry *e = aoe_policy_from_record(&rec);
+    /* A library call's record is checked by its hook against each call. */
+    aoe_policy_entry *e =
+        op->libcall ? aoe_policy_from_library_record(&rec) : aoe_policy_from_record(&rec);
     if (!e) return 0;
     char why[256];
-    if (aoe_policy_check(e, shape, why, sizeof why)) {
+    if (!op->libcall && aoe_policy_check(e, shape, why, sizeof why)) {
         int first = atomic_fetch_add(&op->refused, 1) == 0;
         if (atomic_exchange(&op->refused_ts, rec.timestamp) != rec.timestamp || first)
             AOE_WARN("bank record for %s refused: %s; the program's own launch runs",

@@ -4,7 +4,11 @@
 #ifndef AOE_RUNTIME_LIST_H
 #define AOE_RUNTIME_LIST_H
 
+#ifdef AOE_HAVE_CUDA /* the cuBLAS / cuBLASLt hooks need the CUDA headers to build */
+#define AOE_RUNTIMES(X) X(opencl) X(cublas)
+#else
 #define AOE_RUNTIMES(X) X(opencl)
+#endif
 
 /* A test build of the shim adds its own runtimes after these: it names a
  * header defining AOE_EXTRA_RUNTIMES(X) (tests/toyrt/toy_runtime_list.h).

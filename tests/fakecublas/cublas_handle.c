@@ -13,6 +13,7 @@ cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
     if (!handle) return CUBLAS_STATUS_INVALID_VALUE;
     if (!fc_catalogue())
         return CUBLAS_STATUS_NOT_INITIALIZED; /* FAKECUBLAS_CATALOGUE is unusable */
+    fc_load_driver();
     cublasHandle_t h = calloc(1, sizeof *h);
     if (!h) return CUBLAS_STATUS_ALLOC_FAILED;
     h->magic = CUBLAS_MAGIC_HANDLE;
@@ -89,7 +90,7 @@ cublasStatus_t cublasGetVersion_v2(cublasHandle_t h, int *version)
 {
     (void)h; /* the real one answers without a handle too */
     if (!version) return CUBLAS_STATUS_INVALID_VALUE;
-    *version = CUBLAS_VERSION;
+    *version = fc_version();
     return CUBLAS_STATUS_SUCCESS;
 }
 

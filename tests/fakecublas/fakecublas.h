@@ -9,6 +9,9 @@
 double fakecublasLt_last_time_us(void);
 double fakecublasLt_total_time_us(void);
 unsigned long long fakecublasLt_matmul_count(void);
+/* The algorithm id and split-K of the last cublasLtMatmul computed (-1: none). */
+int fakecublasLt_last_algo_id(void);
+int fakecublasLt_last_split_k(void);
 
 double fakecublas_last_time_us(void);
 double fakecublas_total_time_us(void);

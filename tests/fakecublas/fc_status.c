@@ -1,5 +1,9 @@
 #include "fc_status.h"
 
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
 #define NAMES(X)                                                                                   \
     X(CUBLAS_STATUS_SUCCESS, "success")                                                            \
     X(CUBLAS_STATUS_NOT_INITIALIZED, "the library was not initialized")                            \
@@ -33,17 +37,34 @@ const char *fc_status_string(cublasStatus_t s)
 cublasStatus_t fc_property(libraryPropertyType type, int *value)
 {
     if (!value) return CUBLAS_STATUS_INVALID_VALUE;
+    int v = fc_version(); /* 130100: 13.1.0 */
     switch (type) {
     case MAJOR_VERSION:
-        *value = CUBLAS_VER_MAJOR;
+        *value = v / 10000;
         return CUBLAS_STATUS_SUCCESS;
     case MINOR_VERSION:
-        *value = CUBLAS_VER_MINOR;
+        *value = v / 100 % 100;
         return CUBLAS_STATUS_SUCCESS;
     case PATCH_LEVEL:
-        *value = CUBLAS_VER_PATCH;
+        *value = v % 100;
         return CUBLAS_STATUS_SUCCESS;
     default:
         return CUBLAS_STATUS_INVALID_VALUE;
     }
+}
+
+int fc_version(void)
+{
+    const char *v = getenv("FAKECUBLAS_VERSION");
+    return v && *v ? atoi(v) : CUBLAS_VERSION;
+}
+
+void fc_load_driver(void)
+{
+    const char *off = getenv("FAKECUBLAS_NO_DRIVER");
+    if (off && !strcmp(off, "1")) return;
+    /* Kept loaded and initialised, as the real libraries' runtime does. */
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    int (*init)(unsigned) = h ? (int (*)(unsigned))dlsym(h, "cuInit") : NULL;
+    if (init) init(0);
 }

@@ -8,5 +8,12 @@
 const char *fc_status_name(cublasStatus_t s);
 const char *fc_status_string(cublasStatus_t s);
 cublasStatus_t fc_property(libraryPropertyType type, int *value);
+/* The version both fakes report: FAKECUBLAS_VERSION (an integer such as
+ * 140000) when set, so a test can pose as another release; else the headers'. */
+int fc_version(void);
+/* Loads the driver (libcuda.so.1, found through LD_LIBRARY_PATH: the fake in
+ * $BUILD/fakecublas) as the real libraries do when a handle is created;
+ * FAKECUBLAS_NO_DRIVER=1 skips it (a process without a driver). */
+void fc_load_driver(void);
 
 #endif

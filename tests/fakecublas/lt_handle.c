@@ -21,6 +21,7 @@ cublasStatus_t cublasLtCreate(cublasLtHandle_t *handle)
     if (!handle) return CUBLAS_STATUS_INVALID_VALUE;
     if (!fc_catalogue())
         return CUBLAS_STATUS_NOT_INITIALIZED; /* FAKECUBLAS_CATALOGUE is unusable */
+    fc_load_driver();
     struct cublasLtContext *h = calloc(1, sizeof *h);
     if (!h) return CUBLAS_STATUS_ALLOC_FAILED;
     h->magic = LT_MAGIC_HANDLE;
@@ -38,7 +39,7 @@ cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle)
 
 size_t cublasLtGetVersion(void)
 {
-    return CUBLAS_VERSION;
+    return (size_t)fc_version();
 }
 size_t cublasLtGetCudartVersion(void)
 {

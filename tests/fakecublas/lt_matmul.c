@@ -4,8 +4,24 @@
 #include "fc_clock.h"
 #include "lt_internal.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+static atomic_int g_last_id = -1, g_last_split;
+
+/* Not in the real library: the algorithm id and split-K of the last
+ * cublasLtMatmul computed (-1: none yet), so a client sees which algorithm
+ * ran (e.g. a cuBLAS call a shim rerouted through cuBLASLt). */
+int fakecublasLt_last_algo_id(void)
+{
+    return atomic_load(&g_last_id);
+}
+int fakecublasLt_last_split_k(void)
+{
+    return atomic_load(&g_last_split);
+}
 
 static uint32_t alignment_of(const void *p)
 {
@@ -54,6 +70,11 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t desc, con
         chosen = ranked[0];
     }
     if (chosen.workspace > workspace_size) return CUBLAS_STATUS_INVALID_VALUE;
+    /* A planted failure at run time (what AlgoCheck cannot foresee): a test
+     * sees how a caller copes (FAKECUBLAS_FAIL_TILE=20: every run of tile 20 fails). */
+    const char *fail_tile = getenv("FAKECUBLAS_FAIL_TILE");
+    if (fail_tile && *fail_tile && chosen.config.tile == (uint32_t)atoi(fail_tile))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
     if ((double)pr.p.m * (double)pr.p.n * (double)pr.p.k * (double)pr.p.batch > (double)FC_MAX_MACS)
         return CUBLAS_STATUS_NOT_SUPPORTED; /* too large for the CPU reference */
     pr.g.alpha = *(const float *)alpha;
@@ -61,5 +82,7 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t desc, con
     pr.g.a.ptr = A, pr.g.b.ptr = B, pr.g.c.ptr = C, pr.g.d.ptr = D;
     fc_gemm_run(&pr.g, chosen.info);
     fc_clock_add(chosen.cost_us);
+    atomic_store(&g_last_id, chosen.config.id);
+    atomic_store(&g_last_split, chosen.config.split_k);
     return CUBLAS_STATUS_SUCCESS;
 }

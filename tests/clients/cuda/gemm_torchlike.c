@@ -12,7 +12,12 @@
  *   (d) fp32 mm with allow_tf32: cublasSgemm_v2 under math mode TF32.
  * "Device" memory is host memory (the fakes compute on the CPU).
  * Usage: gemm_torchlike [bf16|f16] [M N K]. Prints what the heuristic
- * returned and one line per case; exit status 1 when a result is wrong.
+ * returned, which library computed each cuBLAS call ("mm ran: cublasLt id 6
+ * split_k 4" when a shim rerouted it) and one line per case; exit status 1
+ * when a result is wrong. Knobs for tests: GEMM_TORCHLIKE_OFFSET (bytes every
+ * operand is moved from 256-byte alignment), GEMM_TORCHLIKE_MATH
+ * (pedantic|noreduce: the mm call's math mode), GEMM_TORCHLIKE_DLOPEN (a
+ * library to load first).
  * Built twice: against the fakes, and (gemm_torchlike_real) against the real
  * libraries, then run on the fakes through LD_LIBRARY_PATH. */
 #include "half_util.h"
@@ -25,6 +30,22 @@
 #include <string.h>
 
 static int failures;
+
+/* "Device" memory as PyTorch's caching allocator hands it out: 256-byte
+ * aligned (stable alignment classes from run to run), moved by
+ * GEMM_TORCHLIKE_OFFSET bytes (a test of less aligned operands). */
+static size_t g_offset;
+static void *dev_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, 256, bytes + g_offset + 1)) exit(2);
+    memset(p, 0, bytes + g_offset + 1);
+    return (char *)p + g_offset;
+}
+static void dev_free(void *p)
+{
+    if (p) free((char *)p - g_offset);
+}
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \
@@ -57,7 +78,7 @@ static float load_half(uint16_t v)
 
 static struct tensor tensor(unsigned seed, long n)
 {
-    struct tensor t = {calloc((size_t)n, 2), calloc((size_t)n, sizeof(float)), n};
+    struct tensor t = {dev_alloc((size_t)n * 2), calloc((size_t)n, sizeof(float)), n};
     if (!t.h || !t.f) exit(2);
     for (long i = 0; i < n; i++) {
         t.f[i] = round_half(test_value(seed, i));
@@ -86,6 +107,30 @@ static double last_time(const char *sym)
     return fn ? fn() : -1.0; /* the real libraries have no simulated clock */
 }
 
+/* Which library computed the last cuBLAS call (the fakes count their GEMMs):
+ * "cublas", or "cublasLt id N split_k S" when a shim rerouted it. */
+static unsigned long long count_of(const char *sym)
+{
+    unsigned long long (*fn)(void) = (unsigned long long (*)(void))dlsym(RTLD_DEFAULT, sym);
+    return fn ? fn() : 0;
+}
+static int int_of(const char *sym)
+{
+    int (*fn)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, sym);
+    return fn ? fn() : -1;
+}
+static void report_ran(const char *what, unsigned long long blas0, unsigned long long lt0)
+{
+    if (count_of("fakecublasLt_matmul_count") > lt0)
+        printf("%s ran: cublasLt id %d split_k %d\n", what, int_of("fakecublasLt_last_algo_id"),
+               int_of("fakecublasLt_last_split_k"));
+    else if (count_of("fakecublas_gemm_count") > blas0)
+        printf("%s ran: cublas\n", what);
+}
+
+/* GEMM_TORCHLIKE_MATH=pedantic|tf32|noreduce: the math mode of the mm call. */
+static cublasMath_t g_mm_math = CUBLAS_DEFAULT_MATH;
+
 /* PyTorch's _getAlignment: the largest power of two up to 256 dividing p. */
 static uint32_t alignment(const void *p)
 {
@@ -98,7 +143,7 @@ static uint32_t alignment(const void *p)
 static void linear_bias(cublasLtHandle_t lt, int M, int N, int K)
 {
     struct tensor x = tensor(1, (long)M * K), w = tensor(2, (long)N * K), b = tensor(3, N);
-    uint16_t *y = calloc((size_t)M * N, 2);
+    uint16_t *y = dev_alloc((size_t)M * N * 2);
     double *ref = calloc((size_t)M * N, sizeof(double));
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
@@ -143,7 +188,7 @@ static void linear_bias(cublasLtHandle_t lt, int M, int N, int K)
                                          sizeof split, NULL);
     printf("heuristic: %d algorithm(s): id %d tile %u split_k %d workspace %zu\n", got, id, tile,
            split, res.workspaceSize);
-    void *ws = malloc(ws_size);
+    void *ws = dev_alloc(ws_size);
     float alpha = 1, beta = 0;
     CHECK(cublasLtMatmul(lt, op, &alpha, w.h, la, x.h, lb, &beta, y, lc, y, lc, &res.algo, ws,
                          ws_size, NULL));
@@ -153,7 +198,8 @@ static void linear_bias(cublasLtHandle_t lt, int M, int N, int K)
     cublasLtMatrixLayoutDestroy(la), cublasLtMatrixLayoutDestroy(lb),
         cublasLtMatrixLayoutDestroy(lc);
     cublasLtMatmulDescDestroy(op);
-    free(ws), free(y), free(ref), free(x.h), free(x.f), free(w.h), free(w.f), free(b.h), free(b.f);
+    dev_free(ws), dev_free(y), free(ref), dev_free(x.h), free(x.f), dev_free(w.h), free(w.f),
+        dev_free(b.h), free(b.f);
 }
 
 /* PyTorch's prologue around every GEMM. */
@@ -170,7 +216,7 @@ static void torch_prologue(cublasHandle_t h, void *ws)
 static void mm(cublasHandle_t h, void *ws, int M, int N, int K)
 {
     struct tensor x = tensor(4, (long)M * K), w = tensor(5, (long)N * K);
-    uint16_t *y = calloc((size_t)M * N, 2);
+    uint16_t *y = dev_alloc((size_t)M * N * 2);
     double *ref = calloc((size_t)M * N, sizeof(double));
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++)
@@ -178,20 +224,24 @@ static void mm(cublasHandle_t h, void *ws, int M, int N, int K)
                 ref[(long)i * N + j] += (double)x.f[(long)i * K + l] * w.f[(long)j * K + l];
     float alpha = 1, beta = 0;
     torch_prologue(h, ws);
+    if (g_mm_math != CUBLAS_DEFAULT_MATH) CHECK(cublasSetMathMode(h, g_mm_math));
+    unsigned long long blas0 = count_of("fakecublas_gemm_count"),
+                       lt0 = count_of("fakecublasLt_matmul_count");
     CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, w.h, half_type(), K, x.h,
                        half_type(), K, &beta, y, half_type(), N, CUBLAS_COMPUTE_32F,
                        CUBLAS_GEMM_DEFAULT_TENSOR_OP));
+    report_ran("mm", blas0, lt0);
     CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
     printf("mm time_us %.3f\n", last_time("fakecublas_last_time_us"));
     verdict("mm (cublasGemmEx)", y, ref, (long)M * N);
-    free(y), free(ref), free(x.h), free(x.f), free(w.h), free(w.f);
+    dev_free(y), free(ref), dev_free(x.h), free(x.f), dev_free(w.h), free(w.f);
 }
 
 /* c[B,M,N] = a[B,M,K] b[B,K,N] through cublasGemmStridedBatchedEx. */
 static void bmm(cublasHandle_t h, void *ws, int Bt, int M, int N, int K)
 {
     struct tensor a = tensor(6, (long)Bt * M * K), b = tensor(7, (long)Bt * K * N);
-    uint16_t *c = calloc((size_t)Bt * M * N, 2);
+    uint16_t *c = dev_alloc((size_t)Bt * M * N * 2);
     double *ref = calloc((size_t)Bt * M * N, sizeof(double));
     for (int q = 0; q < Bt; q++)
         for (int i = 0; i < M; i++)
@@ -201,27 +251,33 @@ static void bmm(cublasHandle_t h, void *ws, int Bt, int M, int N, int K)
                         (double)a.f[((long)q * M + i) * K + l] * b.f[((long)q * K + l) * N + j];
     float alpha = 1, beta = 0;
     torch_prologue(h, ws);
+    unsigned long long blas0 = count_of("fakecublas_gemm_count"),
+                       lt0 = count_of("fakecublasLt_matmul_count");
     CHECK(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, b.h, half_type(),
                                      N, (long long)K * N, a.h, half_type(), K, (long long)M * K,
                                      &beta, c, half_type(), N, (long long)M * N, Bt,
                                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP));
+    report_ran("bmm", blas0, lt0);
     CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
     verdict("bmm (cublasGemmStridedBatchedEx)", c, ref, (long)Bt * M * N);
-    free(c), free(ref), free(a.h), free(a.f), free(b.h), free(b.f);
+    dev_free(c), free(ref), dev_free(a.h), free(a.f), dev_free(b.h), free(b.f);
 }
 
 /* fp32 y[M,N] = x[M,K] W[N,K]^T with allow_tf32: cublasSgemm_v2 under TF32 math. */
 static void sgemm(cublasHandle_t h, void *ws, int M, int N, int K)
 {
-    float *x = malloc(sizeof(float) * M * K), *w = malloc(sizeof(float) * N * K),
-          *y = calloc((size_t)M * N, 4);
+    float *x = dev_alloc(sizeof(float) * M * K), *w = dev_alloc(sizeof(float) * N * K),
+          *y = dev_alloc((size_t)M * N * 4);
     double worst = 0;
     for (long i = 0; i < (long)M * K; i++) x[i] = test_value(8, i);
     for (long i = 0; i < (long)N * K; i++) w[i] = test_value(9, i);
     float alpha = 1, beta = 0;
     torch_prologue(h, ws);
     CHECK(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
+    unsigned long long blas0 = count_of("fakecublas_gemm_count"),
+                       lt0 = count_of("fakecublasLt_matmul_count");
     CHECK(cublasSgemm_v2(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, w, K, x, K, &beta, y, N));
+    report_ran("sgemm", blas0, lt0);
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             double acc = 0;
@@ -232,7 +288,7 @@ static void sgemm(cublasHandle_t h, void *ws, int M, int N, int K)
     int bad = !(worst <= 1e-4);
     printf("sgemm (cublasSgemm_v2): max relative error %.3g: %s\n", worst, bad ? "WRONG" : "ok");
     failures += bad;
-    free(x), free(w), free(y);
+    dev_free(x), dev_free(w), dev_free(y);
 }
 
 int main(int argc, char **argv)
@@ -249,6 +305,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "gemm_torchlike: M, N, K must lie in 1..512\n");
         return 2;
     }
+    /* Test knobs (tests/integration/shim_cublas.sh). */
+    const char *env = getenv("GEMM_TORCHLIKE_OFFSET");
+    g_offset = env ? (size_t)atoi(env) : 0;
+    env = getenv("GEMM_TORCHLIKE_MATH");
+    if (env && !strcmp(env, "pedantic")) g_mm_math = CUBLAS_PEDANTIC_MATH;
+    if (env && !strcmp(env, "noreduce"))
+        g_mm_math = CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+    env = getenv("GEMM_TORCHLIKE_DLOPEN"); /* a second library, e.g. another cuBLASLt version */
+    if (env && !dlopen(env, RTLD_NOW | RTLD_LOCAL)) {
+        fprintf(stderr, "gemm_torchlike: cannot load %s: %s\n", env, dlerror());
+        return 2;
+    }
 #ifdef GEMM_TORCHLIKE_REAL
     printf("linked against the real libcublasLt.so.13 and libcublas.so.13\n");
 #endif
@@ -260,12 +328,12 @@ int main(int argc, char **argv)
     int version = 0;
     CHECK(cublasGetVersion_v2(h, &version));
     printf("cublasGetVersion %d\n", version);
-    void *ws = malloc(32u << 20);
+    void *ws = dev_alloc(32u << 20);
     linear_bias(lt, M, N, K);
     mm(h, ws, M, N, K);
     bmm(h, ws, 2, M, N, K);
     sgemm(h, ws, M, N, K);
-    free(ws);
+    dev_free(ws);
     CHECK(cublasDestroy_v2(h));
     CHECK(cublasLtDestroy(lt));
     return failures ? 1 : 0;

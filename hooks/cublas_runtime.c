@@ -1,0 +1,79 @@
+/* The cuBLAS / cuBLASLt runtime's descriptor (preload/runtime.h), named by
+ * preload/runtime_list.h when the build has the CUDA headers: the libraries
+ * its real symbols live in, the names the dlsym wrapper passes to it, and
+ * its entry points for the exit and fork. */
+#include "hooks/cublas_internal.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* PyTorch's wheels load both from the nvidia-cublas wheel (RTLD_LOCAL
+ * through the extension module): found by soname when RTLD_NEXT misses. */
+static const char *const sonames[] = {"libcublasLt.so.13", "libcublas.so.13", NULL};
+/* cublasLt* and cublas* followed by a capital: cublas_... helpers never match. */
+static const aoe_runtime_prefix prefixes[] = {{"cublas", 1}, {NULL, 0}};
+/* libcublas calls libcublasLt's public entry points itself: its frames are
+ * never the program's call site. */
+static const char *const skip_objects[] = {"libcublasLt.so", "libcublas.so", NULL};
+
+const aoe_runtime aoe_runtime_cublas = {
+    .version = AOE_RUNTIME_VERSION,
+    .name = AOE_GEMM_RUNTIME,
+    .sonames = sonames,
+    .prefixes = prefixes,
+    .skip_objects = skip_objects,
+    .wrapper_for = aoe_cb_wrapper_for,
+    .wrapper_for_version = NULL,
+    .real_for = aoe_cb_real_for,
+    .build_variants = NULL, /* a library call builds no program */
+    .flush_counts = aoe_cb_flush_counts,
+    .atfork_child = aoe_cb_atfork_child,
+};
+
+#define AOE_CB_NAME(fn) #fn,
+static const char *const g_names[AOE_CBF_COUNT] = {AOE_CB_WRAPPED(AOE_CB_NAME)
+                                                       AOE_CB_CALLED(AOE_CB_NAME)};
+#undef AOE_CB_NAME
+
+_Atomic(void *) aoe_cb_real_ptr[AOE_CBF_COUNT];
+
+/* Resolved at the first call (PyTorch loads cuBLAS long after the
+ * constructor); a miss is not cached, so a library loaded later is found. */
+void *aoe_cb_resolve(int idx)
+{
+    void *p = aoe_real_sym(&aoe_runtime_cublas, g_names[idx]);
+    if (p) atomic_store_explicit(&aoe_cb_real_ptr[idx], p, memory_order_relaxed);
+    return p;
+}
+
+#define AOE_CB_WRAP(fn) (void *)&fn,
+static void *const g_wrappers[] = {AOE_CB_WRAPPED(AOE_CB_WRAP)};
+#undef AOE_CB_WRAP
+#define N_WRAPPED (sizeof g_wrappers / sizeof g_wrappers[0])
+
+static int index_of(const char *name)
+{
+    for (size_t i = 0; i < N_WRAPPED; i++)
+        if (!strcmp(g_names[i], name)) return (int)i;
+    return -1;
+}
+
+void *aoe_cb_wrapper_for(const char *name)
+{
+    int i = index_of(name);
+    return i < 0 ? NULL : g_wrappers[i];
+}
+
+void *aoe_cb_real_for(const char *name)
+{
+    int i = index_of(name);
+    return i < 0 ? NULL : aoe_cb_real(i);
+}
+
+void aoe_cb_atfork_child(void)
+{
+    aoe_cb_gate_atfork_child();
+    aoe_cb_device_atfork_child();
+    aoe_cb_handles_atfork_child();
+    aoe_libcall_atfork_child();
+}
