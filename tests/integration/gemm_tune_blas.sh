@@ -7,8 +7,8 @@
 # otherwise the record is the library-default form (no parameters: the hook
 # passes the call through). Cases: a cuBLASLt configuration faster than
 # cuBLAS' own (kept, also batched and with device pointer mode); cuBLAS' own
-# fastest; a tie; the heuristic's first no faster than cuBLAS' own (workspace
-# 0); candidates verified against cuBLAS' own output; refusals with one
+# fastest; a tie; no cuBLASLt heuristic; the heuristic's first no faster than
+# cuBLAS' own (workspace 0); candidates verified against cuBLAS' own output; refusals with one
 # message each (another cuBLAS version, no libcublas, a cuBLAS path naming
 # cuBLASLt).
 set -euo pipefail
@@ -119,7 +119,17 @@ job "$T/a256.job" 33554432 130100 256
 tune tie "$T/a256.job"
 library_default tie
 [ "$(field '"refused" in j["failed_by_reason"]' <<<"$j")" = False ] || fail "tie: id 7 should run: $j"
-echo "gemm_tune_blas: cuBLAS' own call fastest, or tied: the record is the library-default form"
+# 3c. cuBLASLt's heuristic has no answer (a cuBLASLt-path job is refused so):
+# cuBLAS' own call is still measured and kept.
+cat >"$T/cat_noheur.json" <<'EOF'
+{ "cublas_default": 7,
+  "algorithms": [ { "id": 7, "types": ["f16", "bf16"], "align": 256, "heuristic": false } ] }
+EOF
+FAKECUBLAS_CATALOGUE=$T/cat_noheur.json tune noheur "$T/big.job"
+library_default noheur
+field 'j["space"]' <<<"$j" | grep -q "^cuBLAS 130100's own call + cuBLASLt 130100: 0 heuristic + 1 built" ||
+  fail "noheur: space: $j"
+echo "gemm_tune_blas: cuBLAS' own call fastest, tied, or without a cuBLASLt heuristic: the record is the library-default form"
 
 # 4. Candidates are verified against cuBLAS' own output: with cuBLAS' own
 # call planted off, every correct cuBLASLt configuration differs from it.
