@@ -114,6 +114,8 @@ int aoe_gemm_algo_from_policy(const aoe_policy *p, aoe_gemm_algo *a, char *err, 
     aoe_gemm_algo_init(a);
     if (p->n_params > AOE_MAX_PARAMS)
         FAIL("%u parameters, at most %d", p->n_params, AOE_MAX_PARAMS);
+    if (aoe_gemm_policy_is_library_default(p))
+        FAIL("no parameters: the library-default form (the library's own call), no configuration");
     for (uint32_t d = 0; d < 3; d++)
         if (p->global[d] || p->local[d]) FAIL("work sizes set: a GEMM's policy has none");
     for (uint32_t i = 0; i < p->n_params; i++) {
@@ -132,4 +134,18 @@ int aoe_gemm_algo_from_policy(const aoe_policy *p, aoe_gemm_algo *a, char *err, 
     }
     if (!seen[0]) FAIL("param algo: missing (the algorithm id is required)");
     return 0;
+}
+
+int aoe_gemm_policy_is_library_default(const aoe_policy *p)
+{
+    if (p->work_dim != 1 || p->n_params) return 0;
+    for (uint32_t d = 0; d < 3; d++)
+        if (p->global[d] || p->local[d]) return 0;
+    return 1;
+}
+
+void aoe_gemm_library_default_policy(aoe_policy *p)
+{
+    memset(p, 0, sizeof *p);
+    p->work_dim = 1;
 }

@@ -43,7 +43,17 @@ int aoe_gemm_algo_to_policy(const aoe_gemm_algo *a, aoe_policy *p, char *err, si
 
 /* The configuration a policy holds: every parameter a library attribute with
  * a known name (in any order, each once), "algo" present (the others default),
- * values in range, no work sizes. Returns 0, or -1 with the reason. */
+ * values in range, no work sizes. Returns 0, or -1 with the reason (also for
+ * the library-default form: callers test aoe_gemm_policy_is_library_default
+ * first). */
 int aoe_gemm_algo_from_policy(const aoe_policy *p, aoe_gemm_algo *a, char *err, size_t errlen);
+
+/* The library-default form: a GEMM policy with no parameters (work_dim 1,
+ * every work size 0, n_params 0). It says the library's own choice is the
+ * best known for the key (a cuBLAS-path call that no cuBLASLt configuration
+ * beat): the hook passes the call through unchanged, and the key is tuned. */
+int aoe_gemm_policy_is_library_default(const aoe_policy *p);
+/* Writes the library-default form into p. */
+void aoe_gemm_library_default_policy(aoe_policy *p);
 
 #endif

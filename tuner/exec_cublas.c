@@ -1,6 +1,9 @@
 /* The executor of GEMM library calls (runtime "cublas", call "gemm"): the
  * job's cuBLASLt matmul replayed on the device its fingerprint names, with
- * the library version it names. Buffers carry the job's alignment classes
+ * the library version it names. A cuBLAS-path job's default is cuBLAS' own
+ * call (cublasGemmEx or its strided batched form, CUBLAS_GEMM_DEFAULT), which
+ * a cuBLASLt configuration must beat: the hook only reroutes such a call when
+ * the bank holds one that did. Buffers carry the job's alignment classes
  * (the data pointer offset inside its allocation), candidates come from the
  * heuristic and the algorithms' capabilities (exec_gemm_candidates.h), runs
  * are timed with CUDA events on rotating copies of A and B (L2 cold). Every
@@ -14,6 +17,7 @@
 #include "tuner/exec_gemm_tolerance.h"
 #include "tuner/exec_gemm_verify.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +55,31 @@ static aoe_exec_status check_device(aoe_exec *ex, const aoe_job *job, char *deta
     return AOE_EXEC_UNSUPPORTED;
 }
 
+/* The cuBLAS handle of a cuBLAS-path job's default: the executor's stream
+ * (the NULL stream its events are recorded on), then the job's workspace
+ * (cublasSetStream resets the handle's workspace to the library's pool, so it
+ * comes second), its pointer mode and the math mode. The compute type carries
+ * the math mode's choice (TF32: CUBLAS_COMPUTE_32F_FAST_TF32); a reduction
+ * mask without OUTPUT_TYPE is how a hook records
+ * CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION. */
+static aoe_exec_status blas_handle(aoe_exec *ex, char *detail, size_t len)
+{
+    const aoe_gemm_desc *d = &ex->d;
+    cublasMath_t math = CUBLAS_DEFAULT_MATH;
+    if (!(d->reduction_mask & CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE))
+        math = (cublasMath_t)(math | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+    LT_CHECK(ex, cublasCreate_v2, (&ex->blas), AOE_EXEC_RUNTIME_ERROR);
+    LT_CHECK(ex, cublasSetStream_v2, (ex->blas, NULL), AOE_EXEC_RUNTIME_ERROR);
+    LT_CHECK(ex, cublasSetWorkspace_v2,
+             (ex->blas, (void *)(uintptr_t)ex->workspace, (size_t)d->workspace_limit),
+             AOE_EXEC_RUNTIME_ERROR);
+    LT_CHECK(ex, cublasSetPointerMode_v2,
+             (ex->blas, d->pointer_mode ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST),
+             AOE_EXEC_UNSUPPORTED);
+    LT_CHECK(ex, cublasSetMathMode, (ex->blas, math), AOE_EXEC_UNSUPPORTED);
+    return AOE_EXEC_OK;
+}
+
 static aoe_exec_status gemm_open(const aoe_job *job, aoe_exec **out, char *detail, size_t len)
 {
     aoe_exec *ex = calloc(1, sizeof *ex);
@@ -82,10 +111,18 @@ static aoe_exec_status gemm_open(const aoe_job *job, aoe_exec **out, char *detai
                  d->library_version);
         return AOE_EXEC_BAD_JOB;
     }
+    int blas = !strcmp(d->library, "cublas");
+    ex->blas_path = d->path == AOE_GEMM_PATH_BLAS;
+    if (ex->blas_path && !blas) {
+        snprintf(detail, len,
+                 "cublas: a cuBLAS-path job carries cuBLAS' version (library 'cublas'), not "
+                 "'%s'",
+                 d->library);
+        return AOE_EXEC_BAD_JOB;
+    }
     aoe_config cfg;
     aoe_config_load(&cfg, err, sizeof err); /* a bad variable elsewhere leaves this one set */
     const char *dir = cfg.text[AOE_CFG_GEMM_LIB_DIR];
-    int blas = !strcmp(d->library, "cublas");
     if (aoe_cublas_api_load(&ex->api, major, blas, dir[0] ? dir : NULL, err, sizeof err)) {
         snprintf(detail, len, "cublas: %s", err);
         return AOE_EXEC_NO_RUNTIME;
@@ -101,8 +138,11 @@ static aoe_exec_status gemm_open(const aoe_job *job, aoe_exec **out, char *detai
     ex->ctx_retained = 1;
     CU_CHECK(ex, cuCtxSetCurrent, (ex->ctx), AOE_EXEC_NO_DEVICE);
     LT_CHECK(ex, cublasLtCreate, (&ex->lt), AOE_EXEC_RUNTIME_ERROR);
-    if ((st = aoe_cublas_describe(ex, detail, len)) || (st = aoe_cublas_heuristic(ex, detail, len)))
-        return st;
+    if ((st = aoe_cublas_describe(ex, detail, len))) return st;
+    st = aoe_cublas_heuristic(ex, detail, len);
+    /* cuBLAS' own call needs no heuristic: without one, it is the only candidate */
+    if (st && !(ex->blas_path && st == AOE_EXEC_UNSUPPORTED)) return st;
+    if (st && len) detail[0] = '\0';
     CU_CHECK(ex, cuEventCreate, (&ex->ev[0], CU_EVENT_DEFAULT), AOE_EXEC_RUNTIME_ERROR);
     CU_CHECK(ex, cuEventCreate, (&ex->ev[1], CU_EVENT_DEFAULT), AOE_EXEC_RUNTIME_ERROR);
     if (d->workspace_limit) {
@@ -127,6 +167,7 @@ static aoe_exec_status gemm_open(const aoe_job *job, aoe_exec **out, char *detai
         CU_CHECK(ex, cuMemAlloc, (&ex->scalars, sizeof s), AOE_EXEC_RUNTIME_ERROR);
         CU_CHECK(ex, cuMemcpyHtoD, (ex->scalars, s, sizeof s), AOE_EXEC_RUNTIME_ERROR);
     }
+    if (ex->blas_path && (st = blas_handle(ex, detail, len))) return st;
     /* Enough copies of A and B that the runs in between overflow the L2. */
     int l2 = 0;
     CU_CHECK(ex, cuDeviceGetAttribute, (&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, ex->dev),
@@ -238,13 +279,15 @@ static aoe_exec_status gemm_reset(aoe_exec *ex, const uint8_t *poisoned, uint8_t
     return AOE_EXEC_OK;
 }
 
-/* The algorithm of policy pol (NULL: the heuristic's first, the default). */
+/* The algorithm of policy pol. The default (NULL, or the library-default
+ * form): the heuristic's first, or *algo NULL for cuBLAS' own call on a
+ * cuBLAS-path job. */
 static aoe_exec_status algo_for(aoe_exec *ex, const aoe_policy *pol,
                                 const cublasLtMatmulAlgo_t **algo, char *detail, size_t len)
 {
     aoe_gemm_algo a;
-    if (!pol) {
-        *algo = &ex->heur[0];
+    if (!pol || aoe_gemm_policy_is_library_default(pol)) {
+        *algo = ex->blas_path ? NULL : &ex->heur[0];
         return AOE_EXEC_OK;
     }
     if (aoe_gemm_algo_from_policy(pol, &a, detail, len)) return AOE_EXEC_BAD_JOB;
@@ -257,6 +300,57 @@ static aoe_exec_status algo_for(aoe_exec *ex, const aoe_policy *pol,
     }
     *algo = &ex->cur;
     return AOE_EXEC_OK;
+}
+
+/* 1 when the job needs cuBLAS' 64-bit forms (a size above INT_MAX). */
+static int blas_needs_64(const aoe_gemm_desc *d)
+{
+    const uint64_t v[] = {d->m, d->n, d->k, d->lda, d->ldb, d->ldc, d->batch_count};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        if (v[i] > INT_MAX) return 1;
+    return 0;
+}
+
+static const char *blas_name(const aoe_gemm_desc *d)
+{
+    static const char *const names[2][2] = {{"cublasGemmEx", "cublasGemmStridedBatchedEx"},
+                                            {"cublasGemmEx_64", "cublasGemmStridedBatchedEx_64"}};
+    return names[blas_needs_64(d)][d->batch_count > 1];
+}
+
+/* cuBLAS' own call, as the program made it: the job's types, compute type,
+ * transposes, leading dimensions and strides, C in place (D), the library's
+ * own algorithm choice. */
+static cublasStatus_t blas_gemm(aoe_exec *ex, const void *alpha, const void *a, const void *b,
+                                const void *beta, void *c)
+{
+    const aoe_gemm_desc *d = &ex->d;
+    const aoe_cublas_api *f = &ex->api;
+    cublasOperation_t ta = (cublasOperation_t)d->transa, tb = (cublasOperation_t)d->transb;
+    cudaDataType at = (cudaDataType)d->a_type, bt = (cudaDataType)d->b_type,
+                 ct = (cudaDataType)d->c_type;
+    cublasComputeType_t ct_ = (cublasComputeType_t)d->compute_type;
+    if (blas_needs_64(d)) {
+        if (!f->cublasGemmEx_64 || !f->cublasGemmStridedBatchedEx_64)
+            return CUBLAS_STATUS_NOT_SUPPORTED; /* an older library without them */
+        if (d->batch_count > 1)
+            return f->cublasGemmStridedBatchedEx_64(
+                ex->blas, ta, tb, (int64_t)d->m, (int64_t)d->n, (int64_t)d->k, alpha, a, at,
+                (int64_t)d->lda, (long long)d->stride_a, b, bt, (int64_t)d->ldb,
+                (long long)d->stride_b, beta, c, ct, (int64_t)d->ldc, (long long)d->stride_c,
+                (int64_t)d->batch_count, ct_, CUBLAS_GEMM_DEFAULT);
+        return f->cublasGemmEx_64(ex->blas, ta, tb, (int64_t)d->m, (int64_t)d->n, (int64_t)d->k,
+                                  alpha, a, at, (int64_t)d->lda, b, bt, (int64_t)d->ldb, beta, c,
+                                  ct, (int64_t)d->ldc, ct_, CUBLAS_GEMM_DEFAULT);
+    }
+    if (d->batch_count > 1)
+        return f->cublasGemmStridedBatchedEx(
+            ex->blas, ta, tb, (int)d->m, (int)d->n, (int)d->k, alpha, a, at, (int)d->lda,
+            (long long)d->stride_a, b, bt, (int)d->ldb, (long long)d->stride_b, beta, c, ct,
+            (int)d->ldc, (long long)d->stride_c, (int)d->batch_count, ct_, CUBLAS_GEMM_DEFAULT);
+    return f->cublasGemmEx(ex->blas, ta, tb, (int)d->m, (int)d->n, (int)d->k, alpha, a, at,
+                           (int)d->lda, b, bt, (int)d->ldb, beta, c, ct, (int)d->ldc, ct_,
+                           CUBLAS_GEMM_DEFAULT);
 }
 
 static aoe_exec_status gemm_run(aoe_exec *ex, aoe_exec_program *p, const aoe_exec_launch *l,
@@ -277,14 +371,18 @@ static aoe_exec_status gemm_run(aoe_exec *ex, aoe_exec_program *p, const aoe_exe
         alpha = (const void *)(uintptr_t)ex->scalars;
         beta = (const void *)(uintptr_t)(ex->scalars + 8);
     }
+    const void *a = (const void *)(uintptr_t)ex->rot[0][c],
+               *b = (const void *)(uintptr_t)ex->rot[1][c];
+    const char *what = algo ? "cublasLtMatmul" : blas_name(d);
     CU_CHECK(ex, cuEventRecord, (ex->ev[0], NULL), AOE_EXEC_RUNTIME_ERROR);
-    cublasStatus_t s = ex->api.cublasLtMatmul(
-        ex->lt, ex->op, alpha, (const void *)(uintptr_t)ex->rot[0][c], ex->lay[0],
-        (const void *)(uintptr_t)ex->rot[1][c], ex->lay[1], beta, (const void *)(uintptr_t)cp,
-        ex->lay[2], (void *)(uintptr_t)dp, ex->lay[3], algo, (void *)(uintptr_t)ex->workspace,
-        d->workspace_limit, NULL);
+    cublasStatus_t s =
+        algo ? ex->api.cublasLtMatmul(ex->lt, ex->op, alpha, a, ex->lay[0], b, ex->lay[1], beta,
+                                      (const void *)(uintptr_t)cp, ex->lay[2],
+                                      (void *)(uintptr_t)dp, ex->lay[3], algo,
+                                      (void *)(uintptr_t)ex->workspace, d->workspace_limit, NULL)
+             : blas_gemm(ex, alpha, a, b, beta, (void *)(uintptr_t)dp);
     if (s != CUBLAS_STATUS_SUCCESS) {
-        snprintf(detail, len, "cublasLtMatmul: %s", aoe_cublas_status_name(&ex->api, s));
+        snprintf(detail, len, "%s: %s", what, aoe_cublas_status_name(&ex->api, s));
         return s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_INVALID_VALUE
                    ? AOE_EXEC_REFUSED
                    : AOE_EXEC_RUNTIME_ERROR;
@@ -330,6 +428,7 @@ static void gemm_close(aoe_exec *ex)
 {
     if (!ex) return;
     aoe_cublas_api *a = &ex->api;
+    if (ex->blas) a->cublasDestroy_v2(ex->blas); /* before the workspace it holds */
     if (ex->ctx_retained) {
         for (int i = 0; i < NOPS; i++) {
             if (ex->buf[i].alloc) a->cuMemFree(ex->buf[i].alloc);

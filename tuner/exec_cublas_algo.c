@@ -257,21 +257,34 @@ aoe_exec_status aoe_cublas_candidates(aoe_exec *ex, aoe_policy *out, size_t max,
         if (!read_caps(ex, ids[i], &caps[ncaps], why, sizeof why)) ncaps++;
     }
     aoe_gemm_cand_stats st;
+    size_t first = ex->blas_path ? 1 : 0; /* cuBLAS' own call goes first */
+    if (max <= first) {
+        snprintf(detail, len, "no room for candidates");
+        return AOE_EXEC_NOTHING_TO_TUNE;
+    }
+    max -= first;
     if (max > AOE_GEMM_MAX_CANDIDATES) max = AOE_GEMM_MAX_CANDIDATES;
     size_t m = aoe_gemm_candidates(ex->heur_cfg, (size_t)ex->nheur, caps, ncaps, d->reduction_mask,
                                    check_cb, ex, list, max, &st);
     ex->have_cur = 0; /* check_cb built algorithms in scratch memory only */
-    if (!m || !aoe_gemm_algo_same(&list[0], &ex->heur_cfg[0])) {
+    if (!first && (!m || !aoe_gemm_algo_same(&list[0], &ex->heur_cfg[0]))) {
         snprintf(detail, len,
                  "cublasLtMatmulAlgoCheck refuses the heuristic's "
                  "own first choice");
         return AOE_EXEC_NOTHING_TO_TUNE;
     }
+    if (first) aoe_gemm_library_default_policy(&out[(*n)++]);
     for (size_t i = 0; i < m; i++)
         if (aoe_gemm_algo_to_policy(&list[i], &out[(*n)], detail, len) == 0) (*n)++;
+    char lt[64] = "";
+    if (first)
+        snprintf(lt, sizeof lt, "cuBLAS %u's own call + cuBLASLt %zu", d->library_version,
+                 ex->api.cublasLtGetVersion());
+    else
+        snprintf(lt, sizeof lt, "cuBLASLt %u", d->library_version);
     snprintf(space, spacelen,
-             "cuBLASLt %u: %zu heuristic + %zu built from %zu algorithm ids (%zu refused by "
+             "%s: %zu heuristic + %zu built from %zu algorithm ids (%zu refused by "
              "AlgoCheck or the workspace limit)",
-             d->library_version, st.heuristic, st.built, ncaps, st.refused);
+             lt, st.heuristic, st.built, ncaps, st.refused);
     return AOE_EXEC_OK;
 }

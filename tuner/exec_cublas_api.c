@@ -1,4 +1,4 @@
-/* Loading the CUDA driver and cuBLASLt for the GEMM executor. A job is
+/* Loading the CUDA driver, cuBLASLt and cuBLAS for the GEMM executor. A job is
  * untrusted input: it chooses only the major version number, never a path. */
 #include "tuner/exec_cublas_api.h"
 
@@ -70,7 +70,6 @@ int aoe_cublas_api_load(aoe_cublas_api *api, unsigned major, int want_blas, cons
     AOE_CUBLASLT_FUNCS(AOE_LOAD_LT)
 #undef AOE_LOAD_CUDA
 #undef AOE_LOAD_LT
-#undef AOE_API_LOAD
     if (want_blas) {
         snprintf(soname, sizeof soname, "libcublas.so.%u", major);
         if (!(api->blas = open_lib(soname, lib_dir, err, errlen))) return -1;
@@ -83,13 +82,20 @@ int aoe_cublas_api_load(aoe_cublas_api *api, unsigned major, int want_blas, cons
             return -1;
         }
         api->blas_version = (size_t)v[0] * 10000 + (size_t)v[1] * 100 + (size_t)v[2];
+#define AOE_LOAD_BLAS(f) AOE_API_LOAD(blas, soname, f)
+#define AOE_LOAD_BLAS_64(f) *(void **)&api->f = dlsym(api->blas, AOE_CU_NAME(f));
+        AOE_CUBLAS_FUNCS(AOE_LOAD_BLAS)
+        AOE_CUBLAS_FUNCS_64(AOE_LOAD_BLAS_64)
+#undef AOE_LOAD_BLAS
+#undef AOE_LOAD_BLAS_64
     }
+#undef AOE_API_LOAD
     return 0;
 }
 
 void aoe_cublas_api_unload(aoe_cublas_api *api)
 {
-    /* cuBLASLt before the driver it calls */
+    /* the libraries before the driver they call */
     if (api->blas) dlclose(api->blas);
     if (api->lt) dlclose(api->lt);
     if (api->cuda) dlclose(api->cuda);

@@ -29,6 +29,8 @@ struct aoe_exec {
     CUcontext ctx;
     int ctx_retained;
     cublasLtHandle_t lt;
+    int blas_path;       /* a cuBLAS-path job: the default is cuBLAS' own call */
+    cublasHandle_t blas; /* ... on this handle (workspace, stream, pointer mode set) */
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t lay[4]; /* A, B, C, D */
     cublasLtMatmulPreference_t pref;
@@ -39,7 +41,8 @@ struct aoe_exec {
     CUdeviceptr workspace, scalars;
     CUevent ev[2];
     double alpha, beta;
-    cublasLtMatmulAlgo_t heur[AOE_GEMM_MAX_HEURISTIC];
+    cublasLtMatmulAlgo_t heur[AOE_GEMM_MAX_HEURISTIC]; /* none (nheur 0) for a cuBLAS-path job
+                                                          cuBLASLt has no algorithm for */
     aoe_gemm_algo heur_cfg[AOE_GEMM_MAX_HEURISTIC];
     int nheur;
     cublasLtMatmulAlgo_t cur; /* the algorithm of cur_cfg (the last policy run) */
@@ -72,14 +75,15 @@ aoe_exec_status aoe_cublas_describe(aoe_exec *ex, char *detail, size_t len);
 aoe_exec_status aoe_cublas_set_desc(aoe_exec *ex, cublasLtMatmulDescAttributes_t a, const void *v,
                                     size_t n, char *detail, size_t len);
 /* The heuristic's answers for the job's preference into ex->heur (its first
- * is the default); UNSUPPORTED when it has none. */
+ * is the default of a cuBLASLt-path job); UNSUPPORTED when it has none. */
 aoe_exec_status aoe_cublas_heuristic(aoe_exec *ex, char *detail, size_t len);
 /* cublasLtMatmulAlgoInit + every configuration attribute + AlgoCheck within
  * the job's workspace limit: REFUSED (reason in detail) when the library or
  * the limit rejects it; a->workspace set to what it needs. */
 aoe_exec_status aoe_cublas_build_algo(aoe_exec *ex, aoe_gemm_algo *a, cublasLtMatmulAlgo_t *algo,
                                       char *detail, size_t len);
-/* The executor's candidates primitive (exec.h). */
+/* The executor's candidates primitive (exec.h): for a cuBLAS-path job the
+ * library-default form (cuBLAS' own call) first, then the cuBLASLt ones. */
 aoe_exec_status aoe_cublas_candidates(aoe_exec *ex, aoe_policy *out, size_t max, size_t *n,
                                       char *space, size_t spacelen, char *detail, size_t len);
 

@@ -698,3 +698,75 @@ Test(gemm, bank_round_trip_with_export_and_import)
     aoe_bank_close(b2);
     free(text);
 }
+
+/* The library-default form (no parameters): "the library's own call is the
+ * best known". It passes the record rules, survives the bank, export and
+ * import, is told apart from every configuration and is no configuration. */
+Test(gemm, library_default_form)
+{
+    char err[512] = "", bank1[128], bank2[128];
+    aoe_policy p, q;
+    aoe_gemm_algo back;
+    memset(&p, 0xa5, sizeof p);
+    aoe_gemm_library_default_policy(&p);
+    cr_expect_eq(p.work_dim, 1);
+    cr_expect_eq(p.n_params, 0);
+    cr_expect(aoe_gemm_policy_is_library_default(&p));
+    cr_expect_eq(aoe_gemm_algo_from_policy(&p, &back, err, sizeof err), -1);
+    cr_expect(strstr(err, "no parameters: the library-default form") == err, "%s", err);
+    /* not the form: a configuration, work sizes, another work_dim */
+    aoe_gemm_algo a = sample_algo();
+    cr_assert_eq(aoe_gemm_algo_to_policy(&a, &q, err, sizeof err), 0);
+    cr_expect_not(aoe_gemm_policy_is_library_default(&q));
+    q = p, q.global[0] = 64;
+    cr_expect_not(aoe_gemm_policy_is_library_default(&q));
+    q = p, q.local[2] = 1;
+    cr_expect_not(aoe_gemm_policy_is_library_default(&q));
+    q = p, q.work_dim = 2;
+    cr_expect_not(aoe_gemm_policy_is_library_default(&q));
+    q = p, q.work_dim = 0;
+    cr_expect_not(aoe_gemm_policy_is_library_default(&q));
+    /* a record of it passes the record rules and round-trips the bank */
+    aoe_record rec, got;
+    memset(&rec, 0, sizeof rec);
+    strcpy(rec.runtime, "cublas");
+    strcpy(rec.kernel_name, "gemm");
+    rec.default_us = rec.tuned_us = 12.5;
+    strcpy(rec.summary, "gemm policy: default");
+    rec.policy = p;
+    cr_assert_eq(aoe_record_check(&rec, err, sizeof err), 0, "%s", err);
+    snprintf(bank1, sizeof bank1, "%s/bank1", dir);
+    snprintf(bank2, sizeof bank2, "%s/bank2", dir);
+    aoe_gemm_desc d = linear_bf16();
+    d.path = AOE_GEMM_PATH_BLAS;
+    strcpy(d.library, "cublas");
+    aoe_key key = aoe_gemm_key(FP, &d);
+    aoe_bank *b = aoe_bank_open(bank1, AOE_BANK_READWRITE, err, sizeof err);
+    cr_assert_not_null(b, "%s", err);
+    cr_assert_eq(aoe_bank_put_if_better(b, FP, &key, &rec, 0.02), AOE_PUT_ADDED);
+    memset(&got, 0, sizeof got);
+    cr_assert_eq(aoe_bank_get(b, FP, &key, &got), 1);
+    cr_expect(aoe_gemm_policy_is_library_default(&got.policy));
+    FILE *f = fopen(path_of("export.json"), "w+");
+    cr_assert_not_null(f);
+    cr_assert_eq(aoe_bank_export_json(b, NULL, f, err, sizeof err), 1, "%s", err);
+    aoe_bank_close(b);
+    long len = ftell(f);
+    rewind(f);
+    char *text = calloc(1, (size_t)len + 1);
+    cr_assert_eq(fread(text, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    aoe_bank *b2 = aoe_bank_open(bank2, AOE_BANK_READWRITE, err, sizeof err);
+    cr_assert_not_null(b2, "%s", err);
+    aoe_bank_counts counts;
+    cr_assert_eq(
+        aoe_bank_import_json(b2, text, (size_t)len, 0.02, NULL, NULL, &counts, err, sizeof err), 0,
+        "%s", err);
+    cr_expect_eq(counts.added, 1, "%s", text);
+    cr_expect_eq(counts.rejected, 0, "%s", text);
+    memset(&got, 0, sizeof got);
+    cr_assert_eq(aoe_bank_get(b2, FP, &key, &got), 1);
+    cr_expect(aoe_gemm_policy_is_library_default(&got.policy), "%s", text);
+    aoe_bank_close(b2);
+    free(text);
+}
