@@ -3,7 +3,8 @@
  * policy, with cublasLtMatmulAlgoInit + AlgoConfigSetAttribute, checked with
  * cublasLtMatmulAlgoCheck against the call's descriptors, the caller's
  * workspace limit, the pointers' alignment classes and the reduction mask.
- * A refusal is said once per record; the library's own choice runs. */
+ * A refusal is said once per record; the library's own choice runs, as it
+ * does, silently, for a record in the library-default form. */
 #include "hooks/cublas_internal.h"
 
 #include "core/log.h"
@@ -259,7 +260,12 @@ const aoe_cb_built *aoe_cb_built_for(aoe_op *op, const aoe_policy_entry *p, cons
     if (!b) return NULL;
     b->serial = p->serial;
     char why[320] = "", err[256];
-    if (aoe_gemm_algo_from_policy(&p->rec.policy, &b->config, err, sizeof err))
+    /* The tuner found the library's own choice best (store/gemm_algo.h): a
+     * hit that changes nothing, said at debug level only. */
+    int library_default = aoe_gemm_policy_is_library_default(&p->rec.policy);
+    if (library_default)
+        snprintf(why, sizeof why, "the library's own choice is the best known");
+    else if (aoe_gemm_algo_from_policy(&p->rec.policy, &b->config, err, sizeof err))
         snprintf(why, sizeof why, "not a GEMM algorithm: %s", err);
     else if (!c->lt)
         snprintf(why, sizeof why, "no cuBLASLt handle");
@@ -274,6 +280,8 @@ const aoe_cb_built *aoe_cb_built_for(aoe_op *op, const aoe_policy_entry *p, cons
     if (b->ok)
         AOE_DEBUG("%s: tuned algorithm id %d (tile %u, split-K %d) verified, workspace %zu",
                   op->kernel_name, b->config.algo, b->config.tile, b->config.splitk, b->workspace);
+    else if (library_default)
+        AOE_DEBUG("%s: %s; the call passes through", op->kernel_name, why);
     else
         AOE_WARN("bank algorithm for %s refused: %s; the library's own choice runs",
                  op->kernel_name, why);

@@ -14,6 +14,12 @@ static void policy_text(const aoe_policy *p, char *out, size_t cap)
         n += (size_t)snprintf(out + n, cap - n, "%s=%lld ", p->params[i].name,
                               (long long)p->params[i].value);
     if (n >= cap) return;
+    /* A library call's policy has no work sizes: its attributes, or none
+     * (the library's own choice was the best: store/gemm_algo.h). */
+    if (!p->global[0]) {
+        if (!p->n_params) snprintf(out, cap, "library default");
+        return;
+    }
     if (p->local[0])
         snprintf(out + n, cap - n, "local=%llu,%llu,%llu", (unsigned long long)p->local[0],
                  (unsigned long long)p->local[1], (unsigned long long)p->local[2]);

@@ -103,6 +103,17 @@ res=$(latest_result)
   fail "result file: $(cat "$res")"
 echo "shim_cublas: a hit returns the tuned algorithm; cublasGemmEx runs through cublasLtMatmul with it, correct"
 
+# A record in the library-default form (the tuner measured cuBLAS' own call
+# best): a hit that changes nothing, without a warning.
+TUNE_BANK_PATH=$T/bank_ld import_record "$mm" library-default
+rm -f "$AOE_WORK_PATH"/aoe_result_opat_*.json
+run env TUNE_BANK_PATH="$T/bank_ld"
+has '^mm ran: cublas$'
+has "gemm blas bf16 TN 24x3x40: the library's own choice is the best known; the call passes through"
+hasnt 'refused'
+[ "$(json "$(latest_result)" 'r["OPAT"]["repo_summary"]["hit"]')" -ge 1 ] || fail "not a hit: $(cat "$(latest_result)")"
+echo "shim_cublas: a library-default record is a hit that passes the call through"
+
 # 3. Refusals: the program's own choice runs, output correct.
 # A record whose algorithm needs more workspace than the caller allows (id 21: 4 MiB; 1 MiB).
 TUNE_BANK_PATH=$T/bank_ws import_record "$lt" algo=21
