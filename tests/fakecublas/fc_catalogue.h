@@ -14,7 +14,7 @@
 #define FC_MAX_LIST 16
 
 enum fc_class { FC_CLASS_SKINNY, FC_CLASS_SMALL, FC_CLASS_LARGE, FC_CLASS_COUNT };
-enum fc_planted { FC_PLANT_NONE, FC_PLANT_OFF, FC_PLANT_NAN, FC_PLANT_OOB };
+enum fc_planted { FC_PLANT_NONE, FC_PLANT_OFF, FC_PLANT_NAN, FC_PLANT_OOB, FC_PLANT_NONDET };
 
 /* Element types an algorithm accepts for A/B (bit per fc_elem). */
 enum fc_elem { FC_F32, FC_F16, FC_BF16, FC_ELEM_COUNT };

@@ -46,9 +46,9 @@ static int parse_types(const cJSON *o, unsigned *out)
 static int parse_planted(const cJSON *o, enum fc_planted *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "planted");
-    static const char *names[] = {"none", "off", "nan", "oob"};
+    static const char *names[] = {"none", "off", "nan", "oob", "nondet"};
     if (!v) return 0;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (cJSON_IsString(v) && strcmp(v->valuestring, names[i]) == 0) {
             *out = (enum fc_planted)i;
             return 0;

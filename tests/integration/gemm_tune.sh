@@ -8,7 +8,8 @@
 # rejected; when the job's workspace limit is too small for id 30 the default
 # stays. Refusals, each with one clear message and no crash: another library
 # version, another device, the fake device out of memory, a library directory
-# others may write. The same job through a spool.
+# others may write. The same job through a spool. A fast algorithm whose
+# two runs differ in the last bit is rejected as not deterministic.
 set -euo pipefail
 B=${AOE_BUILD_DIR:?}
 S=${AOE_SOURCE_DIR:?}
@@ -121,3 +122,24 @@ grep -q '1 tuned, 0 failed' "$T/spool.err" || fail "spool: $(cat "$T/spool.err")
 aoe bank show "$key" >"$T/show" 2>&1 || fail "bank show: $(cat "$T/show")"
 grep -q 'algo' "$T/show" && grep -q '30' "$T/show" || fail "bank show: $(cat "$T/show")"
 echo "gemm_tune: a spooled GEMM job is tuned into the bank"
+
+# 6. An algorithm whose output is within every tolerance but differs from one
+# run to the next (one unit in the last place every second call, as a split-K
+# reduction with atomics can): rejected as not deterministic, though fastest.
+/usr/bin/python3 - "$S/tests/data/gemm_catalogue.json" >"$T/nondet.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["algorithms"] = [a for a in c["algorithms"] if a.get("planted") in (None, "none", "oob")]
+for a in c["algorithms"]:
+    if a.get("planted") == "oob":
+        a["planted"] = "nondet"
+print(json.dumps(c))
+PY
+export TUNE_BANK_PATH=$T/bank6
+j=$(FAKECUBLAS_CATALOGUE=$T/nondet.json aoe tune --json "$T/big.job" 2>/dev/null) || fail "nondet: $j"
+[ "$(field 'j["policy"]["params"]["algo"], j["policy"]["params"]["tile"]' <<<"$j")" = "(30, 24)" ] ||
+  fail "the non-deterministic algorithm must not win: $j"
+[ "$(field 'j["failed_by_reason"]["wrong result"]["count"]' <<<"$j")" = 1 ] || fail "nondet not rejected: $j"
+field 'j["failed_by_reason"]["wrong result"]["example"]' <<<"$j" | grep -q 'two runs differ' ||
+  fail "not rejected as non-deterministic: $j"
+echo "gemm_tune: a non-deterministic algorithm is rejected (two runs differ)"
