@@ -37,9 +37,9 @@ typedef struct aoe_launch_host {
     int (*allows)(const char *kernel_name);
     /* A kernel (operator) not tuned, and why (AOE_NT_*). */
     void (*not_tuned)(const char *kernel_name, int reason, const char *detail);
-    /* The kernel's declared tunables, or NULL. */
-    const aoe_tunable_kernel *(*tunables)(const char *kernel, const char *source,
-                                          aoe_hash128 program);
+    /* The kernel's declared tunables for its runtime, or NULL. */
+    const aoe_tunable_kernel *(*tunables)(const char *runtime, const char *kernel,
+                                          const char *source, aoe_hash128 program);
     /* The spool: holds key already; at its limits; writes a job (1 written). */
     int (*spool_has)(const aoe_key *key);
     int (*spool_full)(void);

@@ -35,7 +35,8 @@ static void set_shape(const aoe_launch_host *h, const aoe_launch_desc *d, aoe_op
         ls->local[i] = d->local ? d->local[i] : 0;
     }
     if (d->rt && d->rt->limits) d->rt->limits(d, &ls->max_wg, ls->max_item);
-    ls->decl = h->tunables ? h->tunables(d->kernel_name, d->source, d->program_hash) : NULL;
+    ls->decl =
+        h->tunables ? h->tunables(d->runtime, d->kernel_name, d->source, d->program_hash) : NULL;
     atomic_store_explicit(&op->shape, ls, memory_order_release);
 }
 

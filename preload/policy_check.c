@@ -104,9 +104,9 @@ static void load(void)
         AOE_WARN("tunables: %s (declared rules are not checked)", err);
 }
 
-const aoe_tunable_kernel *aoe_shim_tunables_for(const char *kernel, const char *source,
-                                                aoe_hash128 program)
+const aoe_tunable_kernel *aoe_shim_tunables_for(const char *runtime, const char *kernel,
+                                                const char *source, aoe_hash128 program)
 {
     pthread_once(&g_once, load);
-    return aoe_tunables_match(&g_tunables, kernel, source, program);
+    return aoe_tunables_match(&g_tunables, runtime, kernel, source, program);
 }

@@ -17,7 +17,7 @@ int aoe_policy_check(const aoe_policy_entry *pol, const aoe_launch_shape *l, cha
 
 /* The declaration for a kernel (etc/tunables next to the shim, then
  * AOE_TUNABLES), loaded once per process; NULL when none. */
-const aoe_tunable_kernel *aoe_shim_tunables_for(const char *kernel, const char *source,
-                                                aoe_hash128 program);
+const aoe_tunable_kernel *aoe_shim_tunables_for(const char *runtime, const char *kernel,
+                                                const char *source, aoe_hash128 program);
 
 #endif

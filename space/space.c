@@ -131,7 +131,8 @@ static int find_declaration(aoe_space *sp, const aoe_job *job, const aoe_space_o
     }
     aoe_hash128 h = job->source ? aoe_program_hash(job->source, strlen(job->source))
                                 : aoe_program_hash(job->binary, (size_t)job->binary_size);
-    const aoe_tunable_kernel *k = aoe_tunables_match(&all, job->kernel_name, job->source, h);
+    const aoe_tunable_kernel *k =
+        aoe_tunables_match(&all, job->runtime, job->kernel_name, job->source, h);
     if (k) {
         sp->decl = *k; /* move: the list must not free what sp now owns */
         memset((aoe_tunable_kernel *)k, 0, sizeof *k);

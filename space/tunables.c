@@ -166,9 +166,9 @@ static int parse_rules(const cJSON *kobj, const char *key, const char *at, aoe_t
 static int parse_kernel(const cJSON *kobj, const char *at, int need_name, aoe_tunable_kernel *k,
                         char *err, size_t errlen)
 {
-    static const char *const known[] = {"kernel",     "source_hash", "source_contains",
-                                        "parameters", "constraints", "global",
-                                        "local",      "tolerance",   NULL};
+    static const char *const known[] = {
+        "kernel",      "runtime", "source_hash", "source_contains", "parameters",
+        "constraints", "global",  "local",       "tolerance",       NULL};
     char field[300];
     memset(k, 0, sizeof *k);
     k->rel_l2 = k->max_abs = -1;
@@ -185,6 +185,15 @@ static int parse_kernel(const cJSON *kobj, const char *at, int need_name, aoe_tu
             strlen(name->valuestring) >= AOE_KERNEL_NAME_LEN)
             return aoe_errf(err, errlen, "%s.kernel: expected the kernel's name", at);
         snprintf(k->kernel, sizeof k->kernel, "%s", name->valuestring);
+    }
+    const cJSON *rt = cJSON_GetObjectItemCaseSensitive(kobj, "runtime");
+    snprintf(k->runtime, sizeof k->runtime, "opencl");
+    if (rt) {
+        if (!cJSON_IsString(rt) ||
+            (strcmp(rt->valuestring, "opencl") && strcmp(rt->valuestring, "cuda")))
+            return aoe_errf(err, errlen, "%s.runtime: expected one of %s", at,
+                            AOE_TUNABLES_RUNTIMES);
+        snprintf(k->runtime, sizeof k->runtime, "%s", rt->valuestring);
     }
     const cJSON *h = cJSON_GetObjectItemCaseSensitive(kobj, "source_hash");
     if (h) {
@@ -396,15 +405,17 @@ int aoe_tunables_load(const char *dir, const char *extra, aoe_tunables *out, cha
     return 0;
 }
 
-const aoe_tunable_kernel *aoe_tunables_match(const aoe_tunables *t, const char *kernel,
-                                             const char *source, aoe_hash128 program)
+const aoe_tunable_kernel *aoe_tunables_match(const aoe_tunables *t, const char *runtime,
+                                             const char *kernel, const char *source,
+                                             aoe_hash128 program)
 {
+    if (!runtime || !*runtime) runtime = "opencl";
     char hex[33];
     snprintf(hex, sizeof hex, "%016llx%016llx", (unsigned long long)program.hi,
              (unsigned long long)program.lo);
     for (int i = t->n - 1; i >= 0; i--) {
         const aoe_tunable_kernel *k = &t->k[i];
-        if (strcmp(k->kernel, kernel)) continue;
+        if (strcmp(k->kernel, kernel) || strcmp(k->runtime, runtime)) continue;
         if (k->source_hash[0] && strcmp(k->source_hash, hex)) continue;
         if (k->source_contains && (!source || !strstr(source, k->source_contains))) continue;
         return k;

@@ -24,8 +24,13 @@ typedef struct {
     int64_t def;                          /* one of values */
 } aoe_tunable_param;
 
+/* The runtimes a declaration may name ("runtime"; absent: opencl). */
+#define AOE_TUNABLES_RUNTIMES "opencl|cuda"
+#define AOE_TUNABLES_RUNTIME_LEN 16
+
 typedef struct {
     char kernel[AOE_KERNEL_NAME_LEN];
+    char runtime[AOE_TUNABLES_RUNTIME_LEN]; /* "opencl" or "cuda": whose kernels it matches */
     char source_hash[33];  /* "" or 32 hex digits of aoe_program_hash (hi then lo) */
     char *source_contains; /* NULL or a substring the source must contain */
     char origin[256];      /* "file.json: kernels[2]" for messages */
@@ -65,10 +70,12 @@ int aoe_tunables_parse_kernel_json(const char *json, const char *origin, aoe_tun
 int aoe_tunables_load(const char *dir, const char *extra, aoe_tunables *out, char *err,
                       size_t errlen);
 
-/* The last declaration matching kernel name and, when declared, source hash
- * and source substring (later files override earlier ones), or NULL. */
-const aoe_tunable_kernel *aoe_tunables_match(const aoe_tunables *t, const char *kernel,
-                                             const char *source, aoe_hash128 program);
+/* The last declaration for runtime (NULL or "": opencl) matching the kernel
+ * name and, when declared, source hash and source substring (later files
+ * override earlier ones), or NULL. */
+const aoe_tunable_kernel *aoe_tunables_match(const aoe_tunables *t, const char *runtime,
+                                             const char *kernel, const char *source,
+                                             aoe_hash128 program);
 
 void aoe_tunable_kernel_clear(aoe_tunable_kernel *k);
 void aoe_tunables_free(aoe_tunables *t);

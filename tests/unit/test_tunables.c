@@ -85,6 +85,9 @@ Test(tunables, bad_files_give_one_message_naming_the_field)
         {"{\"kernel\":[]}", "kernel: unknown field"},
         {"{\"format\":2,\"kernels\":[{\"kernel\":\"k\"}]}", "format"},
         {"{\"kernels\":[{\"name\":\"k\"}]}", "kernels[0].name: unknown field"},
+        {"{\"kernels\":[{\"kernel\":\"k\",\"runtime\":\"vulkan\"}]}",
+         "kernels[0].runtime: expected one of opencl|cuda"},
+        {"{\"kernels\":[{\"kernel\":\"k\",\"runtime\":7}]}", "kernels[0].runtime"},
         {"{\"kernels\":[{\"parameters\":[]}]}", "kernels[0].kernel"},
         {"{\"kernels\":[{\"kernel\":\"k\",\"parameters\":[{\"name\":\"1X\",\"values\":[1],"
          "\"default\":1}]}]}",
@@ -161,15 +164,15 @@ Test(tunables, directory_order_extra_override_and_matching)
     cr_assert_eq(t.n, 4);
     cr_expect_str_eq(t.k[0].params[0].name, "A", "a.json before b.json");
     aoe_hash128 h = {0x0123456789abcdefull, 0x0123456789abcdefull}, other = {1, 2};
-    const aoe_tunable_kernel *m = aoe_tunables_match(&t, "k", "plain source", other);
+    const aoe_tunable_kernel *m = aoe_tunables_match(&t, NULL, "k", "plain source", other);
     cr_assert_not_null(m);
     cr_expect_str_eq(m->params[0].name, "B", "the last file wins");
-    m = aoe_tunables_match(&t, "k", "a SPECIAL source", other);
+    m = aoe_tunables_match(&t, NULL, "k", "a SPECIAL source", other);
     cr_assert_not_null(m);
     cr_expect_str_eq(m->params[0].name, "X", "AOE_TUNABLES overrides");
-    cr_expect_not_null(aoe_tunables_match(&t, "h", NULL, h), "matched by program hash");
-    cr_expect_null(aoe_tunables_match(&t, "h", NULL, other));
-    cr_expect_null(aoe_tunables_match(&t, "nope", "x", h));
+    cr_expect_not_null(aoe_tunables_match(&t, NULL, "h", NULL, h), "matched by program hash");
+    cr_expect_null(aoe_tunables_match(&t, NULL, "h", NULL, other));
+    cr_expect_null(aoe_tunables_match(&t, NULL, "nope", "x", h));
     aoe_tunables_free(&t);
     /* a missing extra file is an error naming it; a missing directory is not */
     aoe_tunables t2 = {0};
@@ -177,6 +180,33 @@ Test(tunables, directory_order_extra_override_and_matching)
         aoe_tunables_load("/nonexistent-aoe", "/nonexistent-aoe/x.json", &t2, err, sizeof err), -1);
     cr_expect_not_null(strstr(err, "/nonexistent-aoe/x.json"), "%s", err);
     aoe_tunables_free(&t2);
+}
+
+/* A declaration is for one runtime (opencl when it names none): a CUDA
+ * kernel and an OpenCL kernel of one name each find their own. */
+Test(tunables, runtime_field_selects_the_runtime)
+{
+    const char *f =
+        write_file("rt.json", "{\"kernels\":[{\"kernel\":\"k\",\"parameters\":[{\"name\":\"A\","
+                              "\"values\":[1,2],\"default\":1}]},"
+                              "{\"kernel\":\"k\",\"runtime\":\"cuda\",\"parameters\":[{\"name\":"
+                              "\"C\",\"values\":[1,2],\"default\":1}]}]}");
+    aoe_tunables t = {0};
+    char err[512] = "";
+    cr_assert_eq(aoe_tunables_read(f, &t, err, sizeof err), 0, "%s", err);
+    aoe_hash128 h = {1, 2};
+    const aoe_tunable_kernel *m = aoe_tunables_match(&t, "cuda", "k", "src", h);
+    cr_assert_not_null(m);
+    cr_expect_str_eq(m->params[0].name, "C");
+    cr_expect_str_eq(m->runtime, "cuda");
+    m = aoe_tunables_match(&t, "opencl", "k", "src", h);
+    cr_assert_not_null(m);
+    cr_expect_str_eq(m->params[0].name, "A", "the later CUDA declaration does not override it");
+    cr_expect_str_eq(m->runtime, "opencl", "no runtime field: opencl");
+    cr_expect_eq(aoe_tunables_match(&t, NULL, "k", "src", h),
+                 aoe_tunables_match(&t, "opencl", "k", "src", h));
+    cr_expect_null(aoe_tunables_match(&t, "cublas", "k", "src", h));
+    aoe_tunables_free(&t);
 }
 
 Test(tunables, shipped_declarations_are_valid)
