@@ -29,6 +29,8 @@ typedef struct {
     void **extra;        /* extra as passed */
     const void *image;   /* the image's define list: fakecuda_define */
     const char *variant; /* the entry point called, e.g. "cuLaunchKernel_ptsz" */
+    /* the driver's define lookup (a kernel library need not link the driver) */
+    long long (*define)(const void *image, const char *name, long long dflt);
 } fakecuda_launch;
 
 typedef struct {
@@ -37,7 +39,10 @@ typedef struct {
 } fakecuda_params;
 
 /* The value of -DNAME in the image the launched kernel came from, or dflt. */
-long long fakecuda_define(const fakecuda_launch *l, const char *name, long long dflt);
+static inline long long fakecuda_define(const fakecuda_launch *l, const char *name, long long dflt)
+{
+    return l && l->define ? l->define(l->image, name, dflt) : dflt;
+}
 /* The driver entry point the last launch on this thread went through
  * ("cuLaunchKernel", "cuLaunchKernelEx_ptsz", ...; "" before any). */
 const char *fakecuda_last_launch(void);

@@ -63,7 +63,8 @@ static CUresult launch(int variant, CUfunction hf, const unsigned grid[3], const
                          params,
                          extra,
                          f->mod,
-                         g_variant_names[variant]};
+                         g_variant_names[variant],
+                         fcu_define};
     f->host(&l);
     return CUDA_SUCCESS;
 }

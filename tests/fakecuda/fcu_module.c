@@ -243,9 +243,9 @@ FCU_EXPORT CUresult cuFuncGetParamInfo(CUfunction func, size_t index, size_t *of
     return CUDA_SUCCESS;
 }
 
-FCU_EXPORT long long fakecuda_define(const fakecuda_launch *l, const char *name, long long dflt)
+long long fcu_define(const void *image, const char *name, long long dflt)
 {
-    const struct CUmod_st *m = l ? l->image : NULL;
+    const struct CUmod_st *m = image;
     if (!m || !name) return dflt;
     for (int i = 0; i < m->ndefines; i++)
         if (!strcmp(m->defines[i].name, name)) return m->defines[i].value;

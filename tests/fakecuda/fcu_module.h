@@ -35,6 +35,9 @@ struct CUmod_st {
     struct CUfunc_st *funcs[FCU_MAX_FUNCS];
 };
 
+/* The value of define name in module image (a struct CUmod_st), or dflt. */
+long long fcu_define(const void *image, const char *name, long long dflt);
+
 /* The function object behind a CUfunction or a CUkernel cast to one, or NULL. */
 struct CUfunc_st *fcu_function(CUfunction f);
 
