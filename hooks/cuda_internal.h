@@ -68,8 +68,9 @@ static inline void *aoe_cu_real(int idx)
     void *p = atomic_load_explicit(&aoe_cu_real_ptr[idx], memory_order_relaxed);
     return p ? p : aoe_cu_resolve(idx);
 }
-/* The shim's wrapper of wrapped entry point idx. */
+/* The shim's wrapper of wrapped entry point idx, and its exported name. */
 void *aoe_cu_wrapper(int idx);
+const char *aoe_cu_name(int idx);
 
 void *aoe_cu_wrapper_for(const char *name);
 void *aoe_cu_real_for(const char *name);

@@ -10,6 +10,8 @@
  * does not wrap, an address it cannot name) passes through untouched. */
 #include "hooks/cuda_internal.h"
 
+#include "core/log.h"
+
 #include <string.h>
 
 typedef CUresult (*gpa4_fn)(const char *, void **, int, cuuint64_t);
@@ -20,12 +22,17 @@ typedef CUresult (*gpa5_fn)(const char *, void **, int, cuuint64_t,
 static const char *const g_bases[AOE_CUF_N_WRAPPED] = {AOE_CU_WRAPPED(AOE_CU_BASE)};
 #undef AOE_CU_BASE
 
-/* The wrapper for the real function p the resolver gave for symbol, or p. */
-static void *substitute(const char *symbol, void *p)
+/* The wrapper for the real function p the resolver gave for (symbol,
+ * version, flags), or p. */
+static void *substitute(const char *symbol, int version, cuuint64_t flags, void *p)
 {
     if (!p || !symbol || symbol[0] != 'c' || symbol[1] != 'u') return p;
     for (int i = 0; i < AOE_CUF_N_WRAPPED; i++)
-        if (!strcmp(g_bases[i], symbol) && aoe_cu_real(i) == p) return aoe_cu_wrapper(i);
+        if (!strcmp(g_bases[i], symbol) && aoe_cu_real(i) == p) {
+            AOE_DEBUG("cuGetProcAddress(%s, %d, flags %llu): the driver's %s, wrapped", symbol,
+                      version, (unsigned long long)flags, aoe_cu_name(i));
+            return aoe_cu_wrapper(i);
+        }
     return p;
 }
 
@@ -36,7 +43,7 @@ AOE_CU_EXPORT CUresult aoe_cu_w_GPA4(const char *symbol, void **pfn, int version
     gpa4_fn real = (gpa4_fn)aoe_cu_real(AOE_CUF_GPA4);
     if (!real) return CUDA_ERROR_NOT_INITIALIZED;
     CUresult r = real(symbol, pfn, version, flags);
-    if (r == CUDA_SUCCESS && pfn) *pfn = substitute(symbol, *pfn);
+    if (r == CUDA_SUCCESS && pfn) *pfn = substitute(symbol, version, flags, *pfn);
     return r;
 }
 
@@ -49,6 +56,6 @@ AOE_CU_EXPORT CUresult aoe_cu_w_GPA5(const char *symbol, void **pfn, int version
     gpa5_fn real = (gpa5_fn)aoe_cu_real(AOE_CUF_GPA5);
     if (!real) return CUDA_ERROR_NOT_INITIALIZED;
     CUresult r = real(symbol, pfn, version, flags, status);
-    if (r == CUDA_SUCCESS && pfn) *pfn = substitute(symbol, *pfn);
+    if (r == CUDA_SUCCESS && pfn) *pfn = substitute(symbol, version, flags, *pfn);
     return r;
 }

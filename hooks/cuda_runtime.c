@@ -61,6 +61,11 @@ void *aoe_cu_wrapper(int idx)
     return idx >= 0 && idx < AOE_CUF_N_WRAPPED ? g_wrappers[idx] : NULL;
 }
 
+const char *aoe_cu_name(int idx)
+{
+    return idx >= 0 && idx < AOE_CUF_COUNT ? g_names[idx] : "?";
+}
+
 static int index_of(const char *name)
 {
     for (int i = 0; i < AOE_CUF_N_WRAPPED; i++)
