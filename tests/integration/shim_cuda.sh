@@ -66,6 +66,15 @@ err=$(cat "$T/err")
 has 'CUDA kernel vadd: first launch through cuLaunchKernel from cuda_driver_linked:main, grid 4x1x1, block 64x1x1, 0 shared bytes' "$err"
 has 'through cuLaunchKernelEx .* 128 shared bytes' "$err"
 has 'capturing into a graph' "$err"
+# each module's image measured and hashed (64-bit FNV-1a of the clients' fake image)
+img='AOEFAKECUBIN 1\narch sm_90\ndefine SCALE 2\nkernel vadd\nkernel fill\nhash 00000000000000aa\n'
+hash=$("$PY" -c 'import sys
+h = 0xcbf29ce484222325
+for b in sys.argv[1].encode().decode("unicode_escape").encode():
+    h = ((h ^ b) * 0x100000001b3) % 2**64
+print("%016x" % h)' "$img")
+[ "$(grep -c "CUDA module .*: kind 3, 87 bytes, hash $hash" <<<"$err")" = 3 ] ||
+  fail "three modules hashed $hash expected: $err"
 has 'device cuda|NVIDIA|NVIDIA H100 80GB HBM3|13000|cu=132|arch=sm_90' "$err"
 
 # --- aoe run lists them (the client starts a little later: aoe run reads the
