@@ -6,6 +6,7 @@
 #define AOE_CUDA_INTERNAL_H
 
 #include "launch/counters.h"
+#include "launch/ptr_table.h"
 #include "preload/not_tuned.h"
 #include "preload/runtime.h"
 #include "preload/shim.h"
@@ -104,8 +105,13 @@ void aoe_cu_untrack_module(const void *handle);
 void aoe_cu_track_function(const void *fn, const void *owner, int is_kernel);
 /* cuKernelGetFunction: fn stands for kernel's function. */
 void aoe_cu_track_kernel_function(const void *fn, const void *kernel);
-/* The record of fn, or NULL (lock-free). */
-aoe_cu_func *aoe_cu_find(const void *fn);
+/* Function and kernel handles -> records (cuda_track.c). */
+extern aoe_ptr_table aoe_cu_funcs;
+/* The record of fn, or NULL (lock-free; inline: the launch path makes no call). */
+static inline aoe_cu_func *aoe_cu_find(const void *fn)
+{
+    return aoe_ptr_find(&aoe_cu_funcs, fn);
+}
 /* The record of fn, created when the shim never saw fn made; NULL when full. */
 aoe_cu_func *aoe_cu_find_or_add(const void *fn);
 void aoe_cu_track_atfork_child(void);

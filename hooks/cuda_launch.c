@@ -120,27 +120,67 @@ static __attribute__((noinline, cold)) void sight(const void *fn, unsigned gx, u
     (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,   \
      unsigned shared, CUstream s, void **params)
 
+/* The slow path (the entry point not resolved yet, or the function's first
+ * sight), then the real call: out of line and entered by a tail call, so
+ * the launch path itself keeps no value across a call (no saved registers,
+ * no stack frame). */
+static __attribute__((noinline, cold)) CUresult
+first_launch(int id, int pt, const char *name, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+             unsigned bx, unsigned by, unsigned bz, unsigned shared, CUstream s, void **params,
+             void **extra)
+{
+    launch_fn real = (launch_fn)aoe_cu_real(id);
+    if (!real) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!counted(f)) sight(f, gx, gy, gz, bx, by, bz, shared, s, pt, name);
+    return real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
+}
+
+static __attribute__((noinline, cold)) CUresult
+first_coop(int id, int pt, const char *name, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+           unsigned bx, unsigned by, unsigned bz, unsigned shared, CUstream s, void **params)
+{
+    coop_fn real = (coop_fn)aoe_cu_real(id);
+    if (!real) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!counted(f)) sight(f, gx, gy, gz, bx, by, bz, shared, s, pt, name);
+    return real(f, gx, gy, gz, bx, by, bz, shared, s, params);
+}
+
+static __attribute__((noinline, cold)) CUresult first_ex(int id, int pt, const char *name,
+                                                         const CUlaunchConfig *c, CUfunction f,
+                                                         void **params, void **extra)
+{
+    launch_ex_fn real = (launch_ex_fn)aoe_cu_real(id);
+    if (!real) return CUDA_ERROR_NOT_INITIALIZED;
+    if (c && !counted(f))
+        sight(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ,
+              c->sharedMemBytes, c->hStream, pt, name);
+    return real(c, f, params, extra);
+}
+
+/* The real entry point as resolved, or NULL (then the slow path resolves it). */
+#define RESOLVED(id, type)                                                                         \
+    ((type)atomic_load_explicit(&aoe_cu_real_ptr[AOE_CUF_##id], memory_order_relaxed))
 #define LAUNCH_BODY(id, name, pt)                                                                  \
     {                                                                                              \
-        launch_fn real = REAL(id, launch_fn);                                                      \
-        if (__builtin_expect(!real, 0)) return CUDA_ERROR_NOT_INITIALIZED;                         \
-        if (!counted(f)) sight(f, gx, gy, gz, bx, by, bz, shared, s, pt, name);                    \
+        launch_fn real = RESOLVED(id, launch_fn);                                                  \
+        if (__builtin_expect(!real || !counted(f), 0))                                             \
+            return first_launch(AOE_CUF_##id, pt, name, f, gx, gy, gz, bx, by, bz, shared, s,      \
+                                params, extra);                                                    \
         return real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);                          \
     }
 #define COOP_BODY(id, name, pt)                                                                    \
     {                                                                                              \
-        coop_fn real = REAL(id, coop_fn);                                                          \
-        if (__builtin_expect(!real, 0)) return CUDA_ERROR_NOT_INITIALIZED;                         \
-        if (!counted(f)) sight(f, gx, gy, gz, bx, by, bz, shared, s, pt, name);                    \
+        coop_fn real = RESOLVED(id, coop_fn);                                                      \
+        if (__builtin_expect(!real || !counted(f), 0))                                             \
+            return first_coop(AOE_CUF_##id, pt, name, f, gx, gy, gz, bx, by, bz, shared, s,        \
+                              params);                                                             \
         return real(f, gx, gy, gz, bx, by, bz, shared, s, params);                                 \
     }
 #define EX_BODY(id, name, pt)                                                                      \
     {                                                                                              \
-        launch_ex_fn real = REAL(id, launch_ex_fn);                                                \
-        if (__builtin_expect(!real, 0)) return CUDA_ERROR_NOT_INITIALIZED;                         \
-        if (!counted(f) && c)                                                                      \
-            sight(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,            \
-                  c->blockDimZ, c->sharedMemBytes, c->hStream, pt, name);                          \
+        launch_ex_fn real = RESOLVED(id, launch_ex_fn);                                            \
+        if (__builtin_expect(!real || !counted(f), 0))                                             \
+            return first_ex(AOE_CUF_##id, pt, name, c, f, params, extra);                          \
         return real(c, f, params, extra);                                                          \
     }
 

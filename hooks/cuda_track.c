@@ -18,7 +18,7 @@
 static aoe_ptr_slot g_module_slots[2 * MAX_MODULES];
 static aoe_ptr_table g_modules = AOE_PTR_TABLE_INIT(g_module_slots);
 static aoe_ptr_slot g_func_slots[2 * MAX_FUNCS];
-static aoe_ptr_table g_funcs = AOE_PTR_TABLE_INIT(g_func_slots);
+aoe_ptr_table aoe_cu_funcs = AOE_PTR_TABLE_INIT(g_func_slots);
 
 static aoe_cu_module g_module_pool[MAX_MODULES];
 static aoe_cu_func g_func_pool[MAX_FUNCS];
@@ -67,14 +67,14 @@ static aoe_cu_func *new_func(const void *fn, const aoe_cu_module *mod, const voi
     f->mod = mod;
     f->owner = owner;
     f->is_kernel = is_kernel;
-    if (aoe_ptr_insert(&g_funcs, fn, f)) return NULL;
+    if (aoe_ptr_insert(&aoe_cu_funcs, fn, f)) return NULL;
     return f;
 }
 
 void aoe_cu_track_function(const void *fn, const void *owner, int is_kernel)
 {
     pthread_mutex_lock(&g_func_lock);
-    aoe_cu_func *f = aoe_ptr_find(&g_funcs, fn);
+    aoe_cu_func *f = aoe_ptr_find(&aoe_cu_funcs, fn);
     if (!f || f->owner != owner) new_func(fn, aoe_ptr_find(&g_modules, owner), owner, is_kernel);
     pthread_mutex_unlock(&g_func_lock);
 }
@@ -82,15 +82,10 @@ void aoe_cu_track_function(const void *fn, const void *owner, int is_kernel)
 void aoe_cu_track_kernel_function(const void *fn, const void *kernel)
 {
     pthread_mutex_lock(&g_func_lock);
-    aoe_cu_func *k = aoe_ptr_find(&g_funcs, kernel);
-    aoe_cu_func *f = aoe_ptr_find(&g_funcs, fn);
+    aoe_cu_func *k = aoe_ptr_find(&aoe_cu_funcs, kernel);
+    aoe_cu_func *f = aoe_ptr_find(&aoe_cu_funcs, fn);
     if (k && (!f || f->owner != k->owner)) new_func(fn, k->mod, k->owner, 0);
     pthread_mutex_unlock(&g_func_lock);
-}
-
-aoe_cu_func *aoe_cu_find(const void *fn)
-{
-    return aoe_ptr_find(&g_funcs, fn);
 }
 
 /* A launched function the shim never saw made: recorded now (first sight). */
@@ -98,7 +93,7 @@ aoe_cu_func *aoe_cu_find_or_add(const void *fn)
 {
     if (atomic_load_explicit(&g_nfuncs, memory_order_relaxed) >= MAX_FUNCS) return NULL;
     pthread_mutex_lock(&g_func_lock);
-    aoe_cu_func *f = aoe_ptr_find(&g_funcs, fn);
+    aoe_cu_func *f = aoe_ptr_find(&aoe_cu_funcs, fn);
     if (!f) f = new_func(fn, NULL, NULL, 0);
     pthread_mutex_unlock(&g_func_lock);
     return f;
@@ -107,12 +102,12 @@ aoe_cu_func *aoe_cu_find_or_add(const void *fn)
 void aoe_cu_untrack_module(const void *handle)
 {
     pthread_mutex_lock(&g_func_lock);
-    for (size_t i = 0; i <= g_funcs.mask; i++) {
-        uintptr_t k = atomic_load_explicit(&g_funcs.slots[i].key, memory_order_acquire);
-        aoe_cu_func *f = atomic_load_explicit(&g_funcs.slots[i].val, memory_order_acquire);
+    for (size_t i = 0; i <= aoe_cu_funcs.mask; i++) {
+        uintptr_t k = atomic_load_explicit(&aoe_cu_funcs.slots[i].key, memory_order_acquire);
+        aoe_cu_func *f = atomic_load_explicit(&aoe_cu_funcs.slots[i].val, memory_order_acquire);
         if (k < 2 || !f || f->owner != handle) continue;
         aoe_untuned_flush(&f->untuned);
-        aoe_ptr_remove(&g_funcs, (const void *)k);
+        aoe_ptr_remove(&aoe_cu_funcs, (const void *)k);
     }
     pthread_mutex_unlock(&g_func_lock);
     aoe_ptr_remove(&g_modules, handle);
@@ -128,5 +123,5 @@ void aoe_cu_track_atfork_child(void)
 {
     pthread_mutex_init(&g_func_lock, NULL);
     aoe_ptr_table_atfork_child(&g_modules);
-    aoe_ptr_table_atfork_child(&g_funcs);
+    aoe_ptr_table_atfork_child(&aoe_cu_funcs);
 }
