@@ -80,7 +80,8 @@ has 'device cuda|NVIDIA|NVIDIA H100 80GB HBM3|13000|cu=132|arch=sm_90' "$err"
 # --- aoe run lists them (the client starts a little later: aoe run reads the
 # result files whose mtime is past its start, and a file system's coarse
 # clock can stamp a file written within a few ms of it earlier)
-out=$("$AOE" run --offline -- bash -c 'sleep 0.05; exec "$0"' "$client" 2>&1) ||
+# (LD_PRELOAD: aoe run appends the shim; tests/integration/asan/run.sh)
+out=$(LD_PRELOAD="${AOE_TEST_PRELOAD:-}" "$AOE" run --offline -- bash -c 'sleep 0.05; exec "$0"' "$client" 2>&1) ||
   fail "aoe run failed: $out"
 has 'not tuned (precompiled kernel (no NVRTC source)): fill, vadd' "$out"
 has 'not tuned (launched into a CUDA graph capture): fill' "$out"

@@ -11,7 +11,8 @@ if [ ! -e "$B/fakecuda/libcuda.so.1" ] || [ ! -e "$B/fakecuda/libfakecuda_kernel
 fi
 export LD_LIBRARY_PATH=$B/fakecuda AOE_TUNE_MODE=offline
 client=("$PY" "$S/tests/clients/cuda/driver/cuda_ctypes.py" "$B/fakecuda/libfakecuda_kernels.so")
-base=$("${client[@]}") || fail "client failed without the shim: $base"
+# (a sanitizer run's instrumented fakes need its runtime first: AOE_TEST_PRELOAD)
+base=$(LD_PRELOAD="${AOE_TEST_PRELOAD:-}" "${client[@]}") || fail "client failed without the shim: $base"
 [ "$base" = "$(printf 'vadd: 0.0 1.5 190.5\nfill: 5 12')" ] || fail "unexpected results: $base"
 out=$(LD_PRELOAD="$HOOK" "${client[@]}") || fail "client failed under the shim: $out"
 [ "$base" = "$out" ] || fail "output differs under the shim: $out"

@@ -111,5 +111,10 @@ int main(void)
     unsigned out[64];
     CHECK(d2h(out, buf, sizeof out));
     printf("fill: %u %u %u %u\n", out[0], out[7], out[8], out[63]);
+    PFN_cuModuleUnload_v2000 unload = (PFN_cuModuleUnload_v2000)get("cuModuleUnload", 2000, 0);
+    PFN_cuMemFree_v3020 mem_free = (PFN_cuMemFree_v3020)get("cuMemFree", 3020, 0);
+    if (!unload || !mem_free) return fprintf(stderr, "missing entry points\n"), 1;
+    CHECK(mem_free(buf));
+    CHECK(unload(mod));
     return 0;
 }
