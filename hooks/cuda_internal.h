@@ -127,6 +127,7 @@ typedef struct {
 /* Slow path: the first launch of fn (the record created when the shim never
  * saw it made): name, call site, shape, capture state, its not-tuned entry. */
 void aoe_cu_first_sight(const void *fn, const aoe_cu_launch *l);
+void aoe_cu_launch_atfork_child(void);
 
 /* ---- the device (cuda_device.c) ---- */
 /* The interned CUDA fingerprint of the current device, or NULL (said once). */

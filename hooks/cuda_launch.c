@@ -13,6 +13,7 @@
 #include "core/log.h"
 #include "preload/callsite.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 #define REAL(id, type) ((type)aoe_cu_real(AOE_CUF_##id))
@@ -29,6 +30,15 @@ typedef CUresult (*name_fn)(const char **, void *);
 typedef CUresult (*capturing_fn)(CUstream, CUstreamCaptureStatus *);
 
 static atomic_int g_said_unnamed;
+/* libunwind's walk keeps global state (its signal-mask lock) that
+ * ThreadSanitizer sees racing when two first sights walk at once: one walk
+ * at a time (first sight only). */
+static pthread_mutex_t g_walk_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void aoe_cu_launch_atfork_child(void)
+{
+    pthread_mutex_init(&g_walk_lock, NULL);
+}
 
 /* The driver's name for fn (cuFuncGetName, or cuKernelGetName for a
  * CUkernel), into out. */
@@ -71,7 +81,9 @@ void aoe_cu_first_sight(const void *fn, const aoe_cu_launch *l)
     }
     char name[256], site[256];
     function_name(r, fn, name, sizeof name);
+    pthread_mutex_lock(&g_walk_lock);
     aoe_callsite_describe(site, sizeof site);
+    pthread_mutex_unlock(&g_walk_lock);
     int capture = capture_status(l);
     const char *fp = aoe_cu_current_fingerprint();
     int why = capture != CU_STREAM_CAPTURE_STATUS_NONE ? AOE_NT_GRAPH_CAPTURE

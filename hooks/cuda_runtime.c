@@ -89,4 +89,5 @@ void aoe_cu_atfork_child(void)
 {
     aoe_cu_device_atfork_child();
     aoe_cu_track_atfork_child();
+    aoe_cu_launch_atfork_child();
 }
