@@ -24,15 +24,30 @@ static const char *const g_bases[AOE_CUF_N_WRAPPED] = {AOE_CU_WRAPPED(AOE_CU_BAS
 
 /* The wrapper for the real function p the resolver gave for (symbol,
  * version, flags), or p. */
+static atomic_int g_said_unnamed;
+
 static void *substitute(const char *symbol, int version, cuuint64_t flags, void *p)
 {
     if (!p || !symbol || symbol[0] != 'c' || symbol[1] != 'u') return p;
-    for (int i = 0; i < AOE_CUF_N_WRAPPED; i++)
-        if (!strcmp(g_bases[i], symbol) && aoe_cu_real(i) == p) {
+    int wrapped_base = 0;
+    for (int i = 0; i < AOE_CUF_N_WRAPPED; i++) {
+        if (strcmp(g_bases[i], symbol)) continue;
+        wrapped_base = 1;
+        if (aoe_cu_real(i) == p) {
             AOE_DEBUG("cuGetProcAddress(%s, %d, flags %llu): the driver's %s, wrapped", symbol,
                       version, (unsigned long long)flags, aoe_cu_name(i));
             return aoe_cu_wrapper(i);
         }
+    }
+    /* A function the shim wraps, at an address that is none of the driver's
+     * exported variants: which ABI it has is unknown, so it passes (and its
+     * calls go unobserved). Said once: a driver doing this hides launches. */
+    if (wrapped_base)
+        aoe_shim_log_once(&g_said_unnamed, AOE_LOG_INFO,
+                          "cuGetProcAddress(%s, %d, flags %llu) returned an address that is not "
+                          "one of the driver's exported entry points: passed through, such calls "
+                          "are not observed",
+                          symbol, version, (unsigned long long)flags);
     return p;
 }
 

@@ -19,6 +19,7 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #undef cuGetProcAddress
@@ -99,6 +100,22 @@ static void *own_symbol(const char *symbol)
     return p;
 }
 
+/* FAKECUDA_PRIVATE_LAUNCH=1: the legacy cuLaunchKernel is handed out as an
+ * internal function (same ABI, not exported), as a driver may do; a shim
+ * comparing addresses must then pass it through. */
+static CUresult private_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                               unsigned by, unsigned bz, unsigned shared, CUstream s, void **params,
+                               void **extra)
+{
+    return cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
+}
+
+static int private_launch_on(void)
+{
+    const char *v = getenv("FAKECUDA_PRIVATE_LAUNCH");
+    return v && !strcmp(v, "1");
+}
+
 static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t flags,
                        CUdriverProcAddressQueryResult *status)
 {
@@ -121,6 +138,7 @@ static CUresult lookup(const char *symbol, void **pfn, int version, cuuint64_t f
     } else if (!known && *symbol && version >= 2000) {
         p = own_symbol(symbol);
     }
+    if (p == (void *)cuLaunchKernel && private_launch_on()) p = (void *)private_launch;
     *pfn = p;
     if (status)
         *status = p       ? CU_GET_PROC_ADDRESS_SUCCESS

@@ -51,6 +51,21 @@ got=$(nt)
 want="[('fill', 'precompiled', 4, 'cuda_cudart_like:main')]"
 [ "$got" = "$want" ] || fail "cudart-like kernels: $got, want $want"
 
+# --- a driver handing out an address that is none of its exported entry
+# points (FAKECUDA_PRIVATE_LAUNCH): passed through untouched, said once; its
+# launches are not observed (the per-thread one still is)
+rm -f "$AOE_WORK_PATH"/aoe_result_opat_*.json
+out=$(LD_PRELOAD="$HOOK" FAKECUDA_PRIVATE_LAUNCH=1 "$client" 2>"$T/err") ||
+  fail "client failed with a private cuLaunchKernel: $out"
+diff <(grep -v '^owner ' <<<"$base") <(grep -v '^owner ' <<<"$out") ||
+  fail "output differs with a private cuLaunchKernel"
+has 'owner cuLaunchKernel: libcuda.so.1' "$out"
+has 'owner cuLaunchKernel per-thread: libaoe_hook.so' "$out"
+has 'cuGetProcAddress(cuLaunchKernel, 4000, flags 0) returned an address that is not one of the driver' "$(cat "$T/err")"
+got=$(nt)
+want="[('fill', 'precompiled', 3, 'cuda_cudart_like:main')]"
+[ "$got" = "$want" ] || fail "kernels with a private cuLaunchKernel: $got, want $want"
+
 # --- plain binding (-lcuda): modules, libraries, kernels, every launch form, a graph capture
 rm -f "$AOE_WORK_PATH"/aoe_result_opat_*.json
 client=$B/clients/cuda_driver_linked
