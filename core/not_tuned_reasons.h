@@ -19,7 +19,10 @@
     X(OPS_LIMIT, "operator_limit", "operator limit per kernel object")                             \
     X(SPOOL_FULL, "spool_full", "spool full")                                                      \
     X(REFUSED, "policy_refused", "bank record refused by the policy check")                        \
-    X(TUNING_FAILED, "tuning_failed", "tuning failed or nothing to tune")
+    X(TUNING_FAILED, "tuning_failed", "tuning failed or nothing to tune")                          \
+    X(PRECOMPILED, "precompiled", "precompiled kernel (no NVRTC source)")                          \
+    X(GRAPH_CAPTURE, "graph_capture", "launched into a CUDA graph capture")                        \
+    X(NO_TUNABLES, "no_tunables_declaration", "no tunables declaration")
 
 #define AOE_NT_ENUM(code, json, text) AOE_NT_##code,
 enum { AOE_NT_NONE = 0, AOE_NOT_TUNED_REASONS(AOE_NT_ENUM) AOE_NT_COUNT };

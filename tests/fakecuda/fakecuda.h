@@ -14,4 +14,39 @@ double fakecuda_clock_us(void);
 /* Bytes currently allocated with cuMemAlloc. */
 size_t fakecuda_mem_used(void);
 
+/* ---- kernels (README.md, "Modules and launches") ----
+ * A kernel NAME of a fake image (fake_image.h) runs the test program's
+ * exported host function `void fakecuda_kernel_NAME(const fakecuda_launch *)`
+ * (found with dlsym(RTLD_DEFAULT): link the program with -rdynamic, or load
+ * the library holding it RTLD_GLOBAL). It may export
+ * `const fakecuda_params fakecuda_params_NAME` (its parameter sizes, for
+ * cuFuncGetParamInfo). */
+typedef struct {
+    unsigned grid[3], block[3];
+    unsigned shared_bytes;
+    void *stream;        /* the CUstream launched on */
+    void **params;       /* kernelParams as passed */
+    void **extra;        /* extra as passed */
+    const void *image;   /* the image's define list: fakecuda_define */
+    const char *variant; /* the entry point called, e.g. "cuLaunchKernel_ptsz" */
+    /* the driver's define lookup (a kernel library need not link the driver) */
+    long long (*define)(const void *image, const char *name, long long dflt);
+} fakecuda_launch;
+
+typedef struct {
+    unsigned count;
+    size_t size[32];
+} fakecuda_params;
+
+/* The value of -DNAME in the image the launched kernel came from, or dflt. */
+static inline long long fakecuda_define(const fakecuda_launch *l, const char *name, long long dflt)
+{
+    return l && l->define ? l->define(l->image, name, dflt) : dflt;
+}
+/* The driver entry point the last launch on this thread went through
+ * ("cuLaunchKernel", "cuLaunchKernelEx_ptsz", ...; "" before any). */
+const char *fakecuda_last_launch(void);
+/* Launches that went through entry point variant (as above) in this process. */
+unsigned long fakecuda_launches(const char *variant);
+
 #endif

@@ -13,10 +13,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-struct CUstream_st {
-    unsigned flags;
-};
-
 struct CUevent_st {
     unsigned flags;
     int recorded;

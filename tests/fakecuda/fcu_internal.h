@@ -16,6 +16,26 @@ typedef struct {
     uint64_t mem_bytes, l2_bytes;
 } fcu_device;
 
+/* A stream: a tag with a capture state (everything runs synchronously). */
+struct CUstream_st {
+    unsigned flags;
+    int capturing; /* between cuStreamBeginCapture and cuStreamEndCapture */
+    unsigned long long capture_id;
+    struct CUgraph_st *graph; /* collecting the captured launches */
+};
+
+/* A graph: the kernel launches captured into it (not replayable). */
+struct CUgraph_st {
+    unsigned kernel_nodes;
+};
+
+/* A stream the caller passed: NULL and the CU_STREAM_LEGACY / _PER_THREAD
+ * handles are the default streams (never captured). */
+static inline struct CUstream_st *fcu_stream(CUstream s)
+{
+    return (uintptr_t)s <= 2 ? NULL : s;
+}
+
 /* The device, read from the environment once (FAKECUDA_*). */
 const fcu_device *fcu_dev(void);
 /* CUDA_SUCCESS after cuInit, else CUDA_ERROR_NOT_INITIALIZED. */

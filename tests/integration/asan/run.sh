@@ -16,7 +16,7 @@ asan=$(gcc -print-file-name=libasan.so)
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 leaks=1
-case $name in *pyopencl*) leaks=0 ;; esac
+case $name in *pyopencl* | *ctypes*) leaks=0 ;; esac
 export AOE_TEST_PRELOAD="$asan"
 export ASAN_OPTIONS="detect_leaks=$leaks:halt_on_error=1:abort_on_error=0:log_path=$logs/asan"
 export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp:print_suppressions=0"

@@ -1,0 +1,127 @@
+/* Modules, libraries, functions and kernels of the CUDA driver the shim saw
+ * made: handle -> record maps (launch/ptr_table: lock-free reads). Records
+ * come from fixed pools and are never freed, so a launch racing an unload
+ * reads a valid record; beyond the pools, handles are not tracked (their
+ * launches are then recorded at first sight as made outside the shim). */
+#include "hooks/cuda_image.h"
+#include "hooks/cuda_internal.h"
+
+#include "core/log.h"
+#include "launch/ptr_table.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define MAX_MODULES 4096
+#define MAX_FUNCS 16384
+
+static aoe_ptr_slot g_module_slots[2 * MAX_MODULES];
+static aoe_ptr_table g_modules = AOE_PTR_TABLE_INIT(g_module_slots);
+static aoe_ptr_slot g_func_slots[2 * MAX_FUNCS];
+aoe_ptr_table aoe_cu_funcs = AOE_PTR_TABLE_INIT(g_func_slots);
+
+static aoe_cu_module g_module_pool[MAX_MODULES];
+static aoe_cu_func g_func_pool[MAX_FUNCS];
+static atomic_int g_nmodules, g_nfuncs;
+static atomic_int g_said_full;
+
+static void full(const char *what)
+{
+    aoe_shim_log_once(&g_said_full, AOE_LOG_WARN,
+                      "more than %d CUDA %s: later ones are listed at their first launch only",
+                      what[0] == 'm' ? MAX_MODULES : MAX_FUNCS, what);
+}
+
+void aoe_cu_track_module(const void *handle, const void *image, int kind)
+{
+    int i = atomic_fetch_add(&g_nmodules, 1);
+    if (i >= MAX_MODULES) {
+        full("modules");
+        return;
+    }
+    aoe_cu_module *m = &g_module_pool[i];
+    const void *start = image;
+    m->kind = image ? aoe_cu_image_measure(image, &start, &m->len) : kind;
+    if (m->len) m->hash = aoe_cu_image_hash(start, m->len);
+    if (m->len && aoe_nvrtc_image_origin)
+        m->origin = aoe_nvrtc_image_origin(start, m->len, m->hash);
+    AOE_DEBUG("CUDA module %p: kind %d, %zu bytes, hash %016llx%s%s", handle, m->kind, m->len,
+              (unsigned long long)m->hash, m->origin ? ", from NVRTC program " : "",
+              m->origin ? m->origin : "");
+    aoe_ptr_insert(&g_modules, handle, m);
+}
+
+/* Function records, created once per handle (a handle the driver reuses after
+ * an unload gets a fresh one). */
+static pthread_mutex_t g_func_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static aoe_cu_func *new_func(const void *fn, const aoe_cu_module *mod, const void *owner,
+                             int is_kernel)
+{
+    int i = atomic_fetch_add(&g_nfuncs, 1);
+    if (i >= MAX_FUNCS) {
+        full("functions");
+        return NULL;
+    }
+    aoe_cu_func *f = &g_func_pool[i];
+    f->mod = mod;
+    f->owner = owner;
+    f->is_kernel = is_kernel;
+    if (aoe_ptr_insert(&aoe_cu_funcs, fn, f)) return NULL;
+    return f;
+}
+
+void aoe_cu_track_function(const void *fn, const void *owner, int is_kernel)
+{
+    pthread_mutex_lock(&g_func_lock);
+    aoe_cu_func *f = aoe_ptr_find(&aoe_cu_funcs, fn);
+    if (!f || f->owner != owner) new_func(fn, aoe_ptr_find(&g_modules, owner), owner, is_kernel);
+    pthread_mutex_unlock(&g_func_lock);
+}
+
+void aoe_cu_track_kernel_function(const void *fn, const void *kernel)
+{
+    pthread_mutex_lock(&g_func_lock);
+    aoe_cu_func *k = aoe_ptr_find(&aoe_cu_funcs, kernel);
+    aoe_cu_func *f = aoe_ptr_find(&aoe_cu_funcs, fn);
+    if (k && (!f || f->owner != k->owner)) new_func(fn, k->mod, k->owner, 0);
+    pthread_mutex_unlock(&g_func_lock);
+}
+
+/* A launched function the shim never saw made: recorded now (first sight). */
+aoe_cu_func *aoe_cu_find_or_add(const void *fn)
+{
+    if (atomic_load_explicit(&g_nfuncs, memory_order_relaxed) >= MAX_FUNCS) return NULL;
+    pthread_mutex_lock(&g_func_lock);
+    aoe_cu_func *f = aoe_ptr_find(&aoe_cu_funcs, fn);
+    if (!f) f = new_func(fn, NULL, NULL, 0);
+    pthread_mutex_unlock(&g_func_lock);
+    return f;
+}
+
+void aoe_cu_untrack_module(const void *handle)
+{
+    pthread_mutex_lock(&g_func_lock);
+    for (size_t i = 0; i <= aoe_cu_funcs.mask; i++) {
+        uintptr_t k = atomic_load_explicit(&aoe_cu_funcs.slots[i].key, memory_order_acquire);
+        aoe_cu_func *f = atomic_load_explicit(&aoe_cu_funcs.slots[i].val, memory_order_acquire);
+        if (k < 2 || !f || f->owner != handle) continue;
+        aoe_untuned_flush(&f->untuned);
+        aoe_ptr_remove(&aoe_cu_funcs, (const void *)k);
+    }
+    pthread_mutex_unlock(&g_func_lock);
+    aoe_ptr_remove(&g_modules, handle);
+}
+
+void aoe_cu_flush_counts(void)
+{
+    int n = atomic_load(&g_nfuncs);
+    for (int i = 0; i < n && i < MAX_FUNCS; i++) aoe_untuned_flush(&g_func_pool[i].untuned);
+}
+
+void aoe_cu_track_atfork_child(void)
+{
+    pthread_mutex_init(&g_func_lock, NULL);
+    aoe_ptr_table_atfork_child(&g_modules);
+    aoe_ptr_table_atfork_child(&aoe_cu_funcs);
+}

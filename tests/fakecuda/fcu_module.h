@@ -1,0 +1,44 @@
+/* Module and function objects of the fake driver, shared by fcu_module.c
+ * (loading, look-ups, names) and fcu_launch.c (launches). */
+#ifndef FCU_MODULE_H
+#define FCU_MODULE_H
+
+#include "fake_image.h"
+#include "fakecuda.h"
+#include "fcu_internal.h"
+
+#define FCU_TAG_MODULE 0x4d4f4455u   /* "MODU" */
+#define FCU_TAG_FUNCTION 0x46554e43u /* "FUNC" */
+#define FCU_TAG_KERNEL 0x4b45524eu   /* "KERN": a CUkernel */
+#define FCU_MAX_FUNCS 128
+
+typedef void (*fcu_kernel_fn)(const fakecuda_launch *);
+
+struct CUfunc_st {
+    unsigned tag;
+    struct CUmod_st *mod;
+    char name[FAKE_IMAGE_MAX_NAME + 1];
+    fcu_kernel_fn host;            /* NULL: no host code (launch does nothing) */
+    const fakecuda_params *params; /* NULL: cuFuncGetParamInfo not supported */
+};
+
+struct CUmod_st {
+    unsigned tag;
+    int fake; /* 1: a fake image with host kernels; 0: any other image */
+    char arch[FAKE_IMAGE_MAX_NAME + 1];
+    int ndefines, nkernels, nfuncs;
+    struct {
+        char name[FAKE_IMAGE_MAX_NAME + 1];
+        long long value;
+    } defines[FAKE_IMAGE_MAX_DEFINES];
+    char kernels[FAKE_IMAGE_MAX_KERNELS][FAKE_IMAGE_MAX_NAME + 1];
+    struct CUfunc_st *funcs[FCU_MAX_FUNCS];
+};
+
+/* The value of define name in module image (a struct CUmod_st), or dflt. */
+long long fcu_define(const void *image, const char *name, long long dflt);
+
+/* The function object behind a CUfunction or a CUkernel cast to one, or NULL. */
+struct CUfunc_st *fcu_function(CUfunction f);
+
+#endif
