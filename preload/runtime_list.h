@@ -4,8 +4,8 @@
 #ifndef AOE_RUNTIME_LIST_H
 #define AOE_RUNTIME_LIST_H
 
-#ifdef AOE_HAVE_CUDA /* the cuBLAS / cuBLASLt hooks need the CUDA headers to build */
-#define AOE_RUNTIMES(X) X(opencl) X(cublas)
+#ifdef AOE_HAVE_CUDA /* the cuBLAS / cuBLASLt and NVRTC hooks need the CUDA headers to build */
+#define AOE_RUNTIMES(X) X(opencl) X(cublas) X(nvrtc)
 #else
 #define AOE_RUNTIMES(X) X(opencl)
 #endif
