@@ -50,7 +50,7 @@ static nv_prog *g_by_handle[HANDLE_BUCKETS];
 static nv_image *g_by_image[IMAGE_BUCKETS];
 static nv_prog *g_oldest, *g_newest;
 static size_t g_count, g_bytes;
-static atomic_int g_bound_said, g_oom_said;
+static atomic_int g_bound_said, g_oom_said, g_huge_said;
 
 uint64_t aoe_nvrtc_image_hash(const void *image, size_t size)
 {
@@ -233,6 +233,12 @@ void aoe_nv_track_create(nvrtcProgram prog, const char *src, const char *name, i
                          const char *const *headers, const char *const *include_names)
 {
     if (!prog) return;
+    if (strlen(src) > AOE_NV_MAX_BYTES / 4) {
+        aoe_shim_log_once(&g_huge_said, AOE_LOG_DEBUG,
+                          "nvrtc: a program of more than %zu MiB of source is not tracked",
+                          AOE_NV_MAX_BYTES / 4 >> 20);
+        return;
+    }
     nv_prog *p = new_prog(src, name, num_headers, headers, include_names);
     pthread_mutex_lock(&g_lock);
     if (p)
@@ -318,6 +324,9 @@ void aoe_nv_track_compile(nvrtcProgram prog, int num_options, const char *const 
 {
     char opts[512];
     if (num_options < 0 || (num_options > 0 && !options)) return; /* NVRTC refused the call */
+    /* resolved outside the lock (a first resolution may dlopen) */
+    __typeof__(&nvrtcGetLoweredName) lower = NV_REAL(nvrtcGetLoweredName);
+    __typeof__(&nvrtcGetErrorString) str = NV_REAL(nvrtcGetErrorString);
     pthread_mutex_lock(&g_lock);
     nv_prog *p = *handle_slot(prog);
     if (p && p->compiled) p = continue_in_copy(p);
@@ -328,7 +337,6 @@ void aoe_nv_track_compile(nvrtcProgram prog, int num_options, const char *const 
     size_t bytes = 0;
     char **o = copy_strings(num_options, options, &bytes);
     char **lowered = calloc((size_t)p->pub.num_name_expressions + 1, sizeof *lowered);
-    __typeof__(&nvrtcGetLoweredName) lower = NV_REAL(nvrtcGetLoweredName);
     for (int i = 0; result == NVRTC_SUCCESS && lowered && lower && i < p->pub.num_name_expressions;
          i++) {
         const char *l = NULL;
@@ -352,7 +360,6 @@ void aoe_nv_track_compile(nvrtcProgram prog, int num_options, const char *const 
     g_bytes += bytes;
     publish_view(p);
     join_options(num_options, options, opts, sizeof opts);
-    __typeof__(&nvrtcGetErrorString) str = NV_REAL(nvrtcGetErrorString);
     AOE_DEBUG("nvrtc program %s compiled with %s: %s (%zu bytes of source, %d headers, %d name "
               "expressions)",
               p->name, opts, str ? str(result) : "?", strlen(p->source), p->pub.num_headers,
