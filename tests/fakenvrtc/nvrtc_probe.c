@@ -49,3 +49,20 @@ __attribute__((visibility("default"))) int aoe_nvrtc_probe(const void *image, si
     aoe_nvrtc_program_release(p);
     return 1;
 }
+
+/* The program that made the image, held (a reference) for later, or NULL:
+ * the test keeps it across the tracker forgetting it. */
+__attribute__((visibility("default"))) const void *aoe_nvrtc_probe_hold(const void *image,
+                                                                        size_t size)
+{
+    return aoe_nvrtc_program_for_image(aoe_nvrtc_image_hash(image, size), size, NULL);
+}
+
+/* The held program's name into out, then the reference given back. */
+__attribute__((visibility("default"))) void aoe_nvrtc_probe_name_release(const void *held,
+                                                                         char *out, size_t len)
+{
+    const aoe_nvrtc_program *p = held;
+    snprintf(out, len, "%s", p->name);
+    aoe_nvrtc_program_release(p);
+}

@@ -8,7 +8,9 @@
 # included); each compilation said at debug level; every output (cubin and
 # PTX) found again by the module-loading hooks' lookup (through the test
 # build of the shim), with its program's name, options, headers and name
-# expressions; nothing tracked while AOE is off for a bad setting.
+# expressions, also after the program was destroyed (CuPy loads the module
+# after that); a program compiled twice: each output under its own options;
+# nothing tracked while AOE is off for a bad setting.
 set -euo pipefail
 source "$(dirname "$0")/shim_helpers.bash"
 F=$B/fakenvrtc
@@ -42,9 +44,19 @@ sys.exit(m.nvrtc_module_main(1, (ctypes.c_char_p * 2)(b"nvrtc_module", None)))' 
   esac >"$T/$name.out" 2>"$T/$name.err" || rc=$?
 }
 
-tracked_exp="tracked ptx: name=tiled_gemm.cu kind=ptx source_bytes=398 options=[-DBLOCK=128 --gpu-architecture=sm_90 -std=c++17 -I/nonexistent/include -D TILE_N=32 -default-device] headers=[tile.h:123] names=[gemm_tiled->gemm_tiled &scale->_Z5scalePffj]
-tracked cubin: name=tiled_gemm.cu kind=cubin source_bytes=398 options=[-DBLOCK=128 --gpu-architecture=sm_90 -std=c++17 -I/nonexistent/include -D TILE_N=32 -default-device] headers=[tile.h:123] names=[gemm_tiled->gemm_tiled &scale->_Z5scalePffj]
-tracked ptx: name=tiled_gemm_ptx.cu kind=ptx source_bytes=398 options=[-arch=compute_90 -DBLOCK=64] headers=[tile.h:123] names=[]"
+T1='name=tiled_gemm.cu kind=KIND source_bytes=398 options=[-DBLOCK=128 --gpu-architecture=sm_90 -std=c++17 -I/nonexistent/include -D TILE_N=32 -default-device] headers=[tile.h:123] names=[gemm_tiled->gemm_tiled &scale->_Z5scalePffj]'
+T2='name=tiled_gemm_ptx.cu kind=ptx source_bytes=398 options=[-arch=compute_90 -DBLOCK=64] headers=[tile.h:123] names=[]'
+R='name=recompile.cu kind=cubin source_bytes=51 options=[-DX=N -arch=sm_90] headers=[] names=[]'
+tracked_exp="tracked ptx: ${T1/KIND/ptx}
+tracked cubin: ${T1/KIND/cubin}
+tracked ptx after destroy: ${T1/KIND/ptx}
+tracked cubin after destroy: ${T1/KIND/cubin}
+tracked ptx: $T2
+tracked ptx after destroy: $T2
+tracked cubin 1: ${R/N/1}
+tracked cubin 2: ${R/N/2}
+tracked cubin 1 after destroy: ${R/N/1}
+tracked cubin 2 after destroy: ${R/N/2}"
 
 for lib in "${libs[@]}"; do
   which=fake
@@ -65,7 +77,9 @@ for lib in "${libs[@]}"; do
       "nvrtc program bad_arch.cu compiled with -arch=sm_10: NVRTC_ERROR_INVALID_OPTION" \
       "nvrtc program tiled_gemm.cu: cubin of [0-9]* bytes tracked" \
       "nvrtc program tiled_gemm.cu: ptx of [0-9]* bytes tracked" \
-      "nvrtc program tiled_gemm_ptx.cu: ptx of [0-9]* bytes tracked"; do
+      "nvrtc program tiled_gemm_ptx.cu: ptx of [0-9]* bytes tracked" \
+      "nvrtc program recompile.cu compiled with -DX=1 -arch=sm_90: NVRTC_SUCCESS" \
+      "nvrtc program recompile.cu compiled with -DX=2 -arch=sm_90: NVRTC_SUCCESS"; do
       grep -q -- "aoe: $want" <<<"$err" || fail "$which/$client: no '$want' in: $err"
     done
     ! grep -q 'tracked.*broken.cu\|broken.cu.*tracked' <<<"$err" || fail "$which/$client: a failed compilation's output tracked"
@@ -78,11 +92,11 @@ for lib in "${libs[@]}"; do
     [ "$got" = "$tracked_exp" ] || fail "$which/$client: lookups: $(diff <(echo "$tracked_exp") <(echo "$got"))"
     [ "$(grep -v 'tracked' "$T/$which-$client-probe.out")" = "$(cat "$T/$which-plain.out")" ] ||
       fail "$which/$client: output differs under the probe shim"
-    n=$(grep -c 'aoe: nvrtc program tiled_gemm[_ptx]*.cu produced the \(cubin\|ptx\) of hash [0-9a-f]\{16\} ([0-9]* bytes)' \
+    n=$(grep -c 'aoe: nvrtc program \(tiled_gemm\|tiled_gemm_ptx\|recompile\).cu produced the \(cubin\|ptx\) of hash [0-9a-f]\{16\} ([0-9]* bytes)' \
       "$T/$which-$client-probe.err" || true)
-    [ "$n" = 3 ] || fail "$which/$client: $n lookups said at debug level, not 3: $(cat "$T/$which-$client-probe.err")"
+    [ "$n" = 10 ] || fail "$which/$client: $n lookups said at debug level, not 10: $(cat "$T/$which-$client-probe.err")"
   done
-  echo "shim_nvrtc: $which NVRTC: linked, module (RTLD_LOCAL), dlopen and ctypes programs unchanged under the shim; their 3 outputs found by the lookup"
+  echo "shim_nvrtc: $which NVRTC: linked, module (RTLD_LOCAL), dlopen and ctypes programs unchanged under the shim; their 5 outputs found by the lookup, also after the program's end; a program compiled twice: each output under its own options"
 done
 # The ctypes client is the C one, line for line.
 diff "$T/fake-plain.out" "$T/fake-ctypes.out" >/dev/null || fail "the ctypes client's output is not the C client's"
@@ -92,6 +106,6 @@ run quiet "$F" dlopen LD_PRELOAD="$HOOK"
 [ $rc = 0 ] && [ ! -s "$T/quiet.err" ] || fail "messages at the info level: $(cat "$T/quiet.err")"
 run off "$F" linked LD_PRELOAD="$PROBE" AOE_TUNE_MODE=sometimes
 [ $rc = 0 ] || fail "failed with a bad setting (rc $rc)"
-[ "$(grep -c '^untracked ' "$T/off.out")" = 3 ] || fail "tracked while AOE is off: $(cat "$T/off.out")"
+[ "$(grep -c '^untracked ' "$T/off.out")" = 10 ] || fail "tracked while AOE is off: $(cat "$T/off.out")"
 grep -q 'AOE is disabled for this run' "$T/off.err" || fail "no word on the bad setting: $(cat "$T/off.err")"
 echo "shim_nvrtc: silent at the info level; with AOE off for a bad setting, nothing tracked, output unchanged"

@@ -4,7 +4,7 @@
 # output is found by the lookup under its own program's name, and each
 # compilation is said once at debug level. Past the tracker's bound (16384
 # programs) the oldest are forgotten, said once, and the newest still
-# found. Run from a ThreadSanitizer build (scripts/test: build-tsan) it also
+# found; a program held by a lookup stays valid until released. Run from a ThreadSanitizer build (scripts/test: build-tsan) it also
 # fails on any report of TSan; on the real NVRTC too where the toolkit has it.
 set -euo pipefail
 source "$(dirname "$0")/shim_helpers.bash"
@@ -26,7 +26,8 @@ check() {
     --programs "$programs" >"$T/out" 2>"$T/err" || rc=$?
   ! grep -q ThreadSanitizer "$T/err" || fail "ThreadSanitizer: $(grep -A30 ThreadSanitizer "$T/err" | head -60)"
   [ $rc = 0 ] || fail "client exit status $rc: $(cat "$T/out") $(tail -5 "$T/err")"
-  exp="threads=$threads programs=$programs ok=$n wrong=0 tracked=$n first=$first"
+  exp="threads=$threads programs=$programs ok=$n wrong=0 tracked=$n first=$first
+held=p0.cu"
   [ "$(cat "$T/out")" = "$exp" ] || fail "expected '$exp', got '$(cat "$T/out")'"
   c=$(grep -c '^aoe: nvrtc program p[0-9]*\.cu compiled with -arch=sm_90 -DTHREAD=[0-9]*: NVRTC_SUCCESS' "$T/err" || true)
   [ "$c" = "$n" ] || fail "$c compilations said, $n made"
@@ -36,7 +37,7 @@ check "$F" 8 50 tracked
 echo "shim_nvrtc_race: 400 programs from 8 threads at once, all compiled, all found by the lookup"
 check "$F" 4 4200 untracked
 [ "$(grep -c 'the oldest are no longer tracked' "$T/err")" = 1 ] || fail "the bound was not said once: $(grep -v 'nvrtc program' "$T/err" | head)"
-echo "shim_nvrtc_race: past 16384 programs the oldest are forgotten (said once), the newest still found"
+echo "shim_nvrtc_race: past 16384 programs the oldest are forgotten (said once), the newest still found; one held by a lookup stays valid until released"
 if [ -e "$REAL/libnvrtc.so.13" ]; then
   check "$REAL" 4 5 tracked
   echo "shim_nvrtc_race: the real NVRTC: 20 programs from 4 threads, all found"

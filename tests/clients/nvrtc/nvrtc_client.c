@@ -67,6 +67,10 @@ static void load(void)
 /* The test shim's lookup (tests/fakenvrtc/nvrtc_probe.c), or NULL. */
 typedef int (*probe_fn)(const void *image, size_t size, char *out, size_t outlen);
 static probe_fn g_probe;
+typedef const void *(*hold_fn)(const void *image, size_t size);
+typedef void (*name_release_fn)(const void *held, char *out, size_t len);
+static hold_fn g_hold;
+static name_release_fn g_name_release;
 
 static uint64_t fnv1a(const void *data, size_t len)
 {
@@ -76,6 +80,17 @@ static uint64_t fnv1a(const void *data, size_t len)
     return h;
 }
 
+/* Under the probe shim: which tracked program made the output. */
+static void probe(const char *what, const char *img, size_t size)
+{
+    char desc[4096];
+    if (!g_probe) return;
+    if (g_probe(img, size, desc, sizeof desc))
+        printf("tracked %s: %s\n", what, desc);
+    else
+        printf("untracked %s\n", what);
+}
+
 /* Prints an output: a fake's text image as is, a real one as size and hash. */
 static void show_output(const char *what, const char *img, size_t size)
 {
@@ -83,13 +98,7 @@ static void show_output(const char *what, const char *img, size_t size)
         printf("%s:\n%s", what, img);
     else
         printf("%s: %zu bytes, fnv %016" PRIx64 "\n", what, size, fnv1a(img, size));
-    if (g_probe) {
-        char desc[4096];
-        if (g_probe(img, size, desc, sizeof desc))
-            printf("tracked %s: %s\n", what, desc);
-        else
-            printf("untracked %s\n", what);
-    }
+    probe(what, img, size);
 }
 
 static void compile(const char *label, const char *src, int n_headers, const char *const *headers,
@@ -115,19 +124,19 @@ static void compile(const char *label, const char *src, int n_headers, const cha
     printf("ptx size: %s", N.nvrtcGetErrorString(N.nvrtcGetPTXSize(p, &ptx)));
     printf(" %zu, cubin size: %s", ptx, N.nvrtcGetErrorString(N.nvrtcGetCUBINSize(p, &cubin)));
     printf(" %zu\n", cubin);
+    /* kept past the program's end: a module is loaded from them after it */
+    char *ptx_img = NULL, *cubin_img = NULL;
     if (!r && ptx > 1) {
-        buf = malloc(ptx);
-        r = N.nvrtcGetPTX(p, buf);
+        ptx_img = malloc(ptx);
+        r = N.nvrtcGetPTX(p, ptx_img);
         printf("get ptx: %s\n", N.nvrtcGetErrorString(r));
-        if (!r) show_output("ptx", buf, ptx);
-        free(buf);
+        if (!r) show_output("ptx", ptx_img, ptx);
     }
     if (cubin > 0) {
-        buf = malloc(cubin);
-        r = N.nvrtcGetCUBIN(p, buf);
+        cubin_img = malloc(cubin);
+        r = N.nvrtcGetCUBIN(p, cubin_img);
         printf("get cubin: %s\n", N.nvrtcGetErrorString(r));
-        if (!r) show_output("cubin", buf, cubin);
-        free(buf);
+        if (!r) show_output("cubin", cubin_img, cubin);
     }
     for (int i = 0; i < n_exprs; i++) {
         const char *lowered = NULL;
@@ -135,6 +144,41 @@ static void compile(const char *label, const char *src, int n_headers, const cha
         printf("lowered %s: %s %s\n", exprs[i], N.nvrtcGetErrorString(r), r ? "-" : lowered);
     }
     printf("destroy: %s\n", N.nvrtcGetErrorString(N.nvrtcDestroyProgram(&p)));
+    if (ptx_img) probe("ptx after destroy", ptx_img, ptx);
+    if (cubin_img) probe("cubin after destroy", cubin_img, cubin);
+    free(ptx_img);
+    free(cubin_img);
+}
+
+/* One program compiled twice with other -D values (NVRTC allows it): each
+ * output belongs to its own compilation. */
+static void recompile(void)
+{
+    nvrtcProgram p;
+    const char *src = "extern \"C\" __global__ void k(int *x) { x[0] = X; }\n";
+    printf("== recompile.cu\ncreate: %s\n",
+           N.nvrtcGetErrorString(N.nvrtcCreateProgram(&p, src, "recompile.cu", 0, NULL, NULL)));
+    char *img[2] = {NULL, NULL};
+    size_t size[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        const char *opts[] = {i ? "-DX=2" : "-DX=1", "-arch=sm_90"};
+        char what[16];
+        printf("compile %d: %s\n", i + 1, N.nvrtcGetErrorString(N.nvrtcCompileProgram(p, 2, opts)));
+        if (N.nvrtcGetCUBINSize(p, &size[i]) || !size[i] || !(img[i] = malloc(size[i])) ||
+            N.nvrtcGetCUBIN(p, img[i]))
+            continue;
+        snprintf(what, sizeof what, "cubin %d", i + 1);
+        show_output(what, img[i], size[i]);
+    }
+    printf("name expression after compiling: %s\n",
+           N.nvrtcGetErrorString(N.nvrtcAddNameExpression(p, "k")));
+    printf("destroy: %s\n", N.nvrtcGetErrorString(N.nvrtcDestroyProgram(&p)));
+    for (int i = 0; i < 2; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "cubin %d after destroy", i + 1);
+        if (img[i]) probe(what, img[i], size[i]);
+        free(img[i]);
+    }
 }
 
 static const char tile_h[] =
@@ -168,6 +212,7 @@ static void programs(void)
     const char *bad[] = {"-arch=sm_10"};
     compile("bad_arch.cu", "extern \"C\" __global__ void k(void) {}\n", 0, NULL, NULL, 1, bad, 0,
             NULL);
+    recompile();
 }
 
 /* ---- many threads compiling at once ---- */
@@ -178,6 +223,8 @@ static _Atomic int g_ok, g_tracked, g_wrong;
  * bounded number of programs, the oldest dropped first. */
 static char *g_first;
 static size_t g_first_size;
+/* ... and its program, held (probe shim) while the shim forgets it. */
+static const void *g_held;
 
 static void *compile_many(void *arg)
 {
@@ -214,6 +261,7 @@ static void *compile_many(void *arg)
             if (t == 0 && i == 0 && (g_first = malloc(n))) {
                 memcpy(g_first, img, n);
                 g_first_size = n;
+                if (g_hold) g_held = g_hold(img, n);
             }
         } else {
             g_wrong++;
@@ -233,6 +281,9 @@ int main(int argc, char **argv)
 {
     load();
     *(void **)&g_probe = dlsym(RTLD_DEFAULT, "aoe_nvrtc_probe");
+    *(void **)&g_hold = dlsym(RTLD_DEFAULT, "aoe_nvrtc_probe_hold");
+    *(void **)&g_name_release = dlsym(RTLD_DEFAULT, "aoe_nvrtc_probe_name_release");
+    if (!g_name_release) g_hold = NULL;
     if (argc == 5 && !strcmp(argv[1], "--threads") && !strcmp(argv[3], "--programs")) {
         int threads = atoi(argv[2]);
         g_programs = atoi(argv[4]);
@@ -246,6 +297,10 @@ int main(int argc, char **argv)
         printf("threads=%d programs=%d ok=%d wrong=%d tracked=%d first=%s\n", threads, g_programs,
                g_ok, g_wrong, g_tracked, first ? "tracked" : "untracked");
         free(g_first);
+        if (g_held) {
+            g_name_release(g_held, desc, sizeof desc);
+            printf("held=%s\n", desc);
+        }
         return g_wrong ? 1 : 0;
     }
     if (argc != 1) {

@@ -34,17 +34,21 @@ def fnv1a(data):
     return h
 
 
-def show(what, img):
-    if len(img) > 7 and img.startswith(b"AOEFAKE"):
-        sys.stdout.write("%s:\n%s" % (what, img.rstrip(b"\0").decode()))
-    else:
-        print("%s: %d bytes, fnv %016x" % (what, len(img), fnv1a(img)))
+def ask(what, img):
     if probe:
         desc = ctypes.create_string_buffer(4096)
         if probe(img, len(img), desc, 4096):
             print("tracked %s: %s" % (what, desc.value.decode()))
         else:
             print("untracked %s" % what)
+
+
+def show(what, img):
+    if len(img) > 7 and img.startswith(b"AOEFAKE"):
+        sys.stdout.write("%s:\n%s" % (what, img.rstrip(b"\0").decode()))
+    else:
+        print("%s: %d bytes, fnv %016x" % (what, len(img), fnv1a(img)))
+    ask(what, img)
 
 
 def compile_(label, src, headers, opts, exprs):
@@ -69,23 +73,50 @@ def compile_(label, src, headers, opts, exprs):
     rp = nv.nvrtcGetPTXSize(p, ctypes.byref(ptx))
     rc = nv.nvrtcGetCUBINSize(p, ctypes.byref(cubin))
     print("ptx size: %s %d, cubin size: %s %d" % (err(rp), ptx.value, err(rc), cubin.value))
+    kept = []  # a module is loaded from them after the program's end
     if not r and ptx.value > 1:
         buf = ctypes.create_string_buffer(ptx.value)
         g = nv.nvrtcGetPTX(p, buf)
         print("get ptx: %s" % err(g))
         if not g:
             show("ptx", buf.raw)
+            kept.append(("ptx", buf.raw))
     if cubin.value > 0:
         buf = ctypes.create_string_buffer(cubin.value)
         g = nv.nvrtcGetCUBIN(p, buf)
         print("get cubin: %s" % err(g))
         if not g:
             show("cubin", buf.raw[:cubin.value])
+            kept.append(("cubin", buf.raw[:cubin.value]))
     for e in exprs:
         low = ctypes.c_char_p()
         g = nv.nvrtcGetLoweredName(p, e.encode(), ctypes.byref(low))
         print("lowered %s: %s %s" % (e, err(g), "-" if g else low.value.decode()))
     print("destroy: %s" % err(nv.nvrtcDestroyProgram(ctypes.byref(p))))
+    for what, img in kept:
+        ask(what + " after destroy", img)
+
+
+def recompile():
+    p = prog_t()
+    r = nv.nvrtcCreateProgram(ctypes.byref(p), b'extern "C" __global__ void k(int *x) { x[0] = X; }\n',
+                              b"recompile.cu", 0, None, None)
+    print("== recompile.cu\ncreate: %s" % err(r))
+    imgs = []
+    for i in (1, 2):
+        print("compile %d: %s" % (i, err(nv.nvrtcCompileProgram(p, 2, cstrs(["-DX=%d" % i, "-arch=sm_90"])))))
+        n = ctypes.c_size_t()
+        if nv.nvrtcGetCUBINSize(p, ctypes.byref(n)) or not n.value:
+            continue
+        buf = ctypes.create_string_buffer(n.value)
+        if nv.nvrtcGetCUBIN(p, buf):
+            continue
+        show("cubin %d" % i, buf.raw[:n.value])
+        imgs.append((i, buf.raw[:n.value]))
+    print("name expression after compiling: %s" % err(nv.nvrtcAddNameExpression(p, b"k")))
+    print("destroy: %s" % err(nv.nvrtcDestroyProgram(ctypes.byref(p))))
+    for i, img in imgs:
+        ask("cubin %d after destroy" % i, img)
 
 
 TILE_H = ('#ifndef TILE_K\n#define TILE_K 4\n#endif\n'
@@ -108,3 +139,4 @@ compile_("tiled_gemm.cu", GEMM, [(TILE_H, "tile.h")],
 compile_("tiled_gemm_ptx.cu", GEMM, [(TILE_H, "tile.h")], ["-arch=compute_90", "-DBLOCK=64"], [])
 compile_("broken.cu", "#ifndef TILE_M\n#error TILE_M must be set\n#endif\n", [], [], [])
 compile_("bad_arch.cu", 'extern "C" __global__ void k(void) {}\n', [], ["-arch=sm_10"], [])
+recompile()
