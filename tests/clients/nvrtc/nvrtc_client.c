@@ -11,7 +11,9 @@
  * (libaoe_hook_nvrtcprobe.so) it also asks, for every output, which
  * tracked program made it and prints the answer.
  *   nvrtc_client                          the programs above
- *   nvrtc_client --threads T --programs M T threads compiling M programs each */
+ *   nvrtc_client --threads T --programs M T threads compiling M programs each
+ *   nvrtc_client --forks N                N forked children compiling one program
+ *                                         each while 4 threads compile */
 #include <nvrtc.h>
 
 #include <dlfcn.h>
@@ -20,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define NV_FUNCS(X)                                                                                \
     X(nvrtcGetErrorString)                                                                         \
@@ -272,6 +276,66 @@ static void *compile_many(void *arg)
     return NULL;
 }
 
+/* ---- forks while threads compile ---- */
+
+/* One program compiled: 1 when it compiled and (under the probe shim) the
+ * lookup finds its cubin under its name. */
+static int compile_one(int seed)
+{
+    char src[128], name[64], want[80], desc[4096];
+    snprintf(src, sizeof src, "extern \"C\" __global__ void k%d(int *x) { x[0] = %d; }\n", seed,
+             seed);
+    snprintf(name, sizeof name, "f%d.cu", seed);
+    const char *opts[] = {"-arch=sm_90"};
+    nvrtcProgram p;
+    if (N.nvrtcCreateProgram(&p, src, name, 0, NULL, NULL)) return 0;
+    size_t n = 0;
+    char *img = NULL;
+    int ok = !N.nvrtcCompileProgram(p, 1, opts) && !N.nvrtcGetCUBINSize(p, &n) && n &&
+             (img = malloc(n)) && !N.nvrtcGetCUBIN(p, img);
+    snprintf(want, sizeof want, "name=%s ", name);
+    if (ok && g_probe)
+        ok = g_probe(img, n, desc, sizeof desc) && !strncmp(desc, want, strlen(want));
+    free(img);
+    N.nvrtcDestroyProgram(&p);
+    return ok;
+}
+
+static _Atomic int g_stop;
+
+static void *compile_until_stopped(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    for (int i = 0; !g_stop; i++) compile_one(1000000 * (t + 1) + i % 100000);
+    return NULL;
+}
+
+/* A child forked while other threads are inside NVRTC calls (the shim's
+ * lock possibly held) compiles and looks up a program of its own. */
+static int forks(int n)
+{
+    pthread_t th[4];
+    for (int t = 0; t < 4; t++)
+        pthread_create(&th[t], NULL, compile_until_stopped, (void *)(intptr_t)t);
+    int ok = 0;
+    for (int i = 0; i < n; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            alarm(5); /* a deadlock fails instead of hanging */
+            _exit(compile_one(i) ? 0 : 1);
+        }
+        int st = 0;
+        if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+            ok++;
+        else
+            fprintf(stderr, "nvrtc_client: child %d: status %#x\n", i, st);
+    }
+    g_stop = 1;
+    for (int t = 0; t < 4; t++) pthread_join(th[t], NULL);
+    printf("forks=%d ok=%d\n", n, ok);
+    return ok == n ? 0 : 1;
+}
+
 #ifdef NVRTC_MODULE
 #define main nvrtc_module_main
 __attribute__((visibility("default"))) int main(int argc, char **argv);
@@ -303,8 +367,9 @@ int main(int argc, char **argv)
         }
         return g_wrong ? 1 : 0;
     }
+    if (argc == 3 && !strcmp(argv[1], "--forks")) return forks(atoi(argv[2]));
     if (argc != 1) {
-        fprintf(stderr, "usage: nvrtc_client [--threads T --programs M]\n");
+        fprintf(stderr, "usage: nvrtc_client [--threads T --programs M | --forks N]\n");
         return 2;
     }
     programs();
