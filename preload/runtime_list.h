@@ -4,8 +4,9 @@
 #ifndef AOE_RUNTIME_LIST_H
 #define AOE_RUNTIME_LIST_H
 
-#ifdef AOE_HAVE_CUDA /* the cuBLAS / cuBLASLt and driver hooks need the CUDA headers to build */
-#define AOE_RUNTIMES(X) X(opencl) X(cublas) X(cuda)
+/* The cuBLAS / cuBLASLt, driver and NVRTC hooks need the CUDA headers to build. */
+#ifdef AOE_HAVE_CUDA
+#define AOE_RUNTIMES(X) X(opencl) X(cublas) X(cuda) X(nvrtc)
 #else
 #define AOE_RUNTIMES(X) X(opencl)
 #endif

@@ -21,9 +21,10 @@ runtimes = [
     ([re.compile(r'^hooks/opencl[^/]*$'), re.compile(r'^tuner/exec_opencl[^/]*$')],
      re.compile(r'<CL/|"CL/|\bcl_[a-z][a-z0-9_]*\b|\bCL_[A-Z][A-Z0-9_]*\b|\bcl[A-Z][A-Za-z0-9]*\b'
                 r'|libOpenCL'), False),
-    # CUDA (cuBLAS, cuBLASLt, the driver): headers, types, constants, functions.
-    ([re.compile(r'^hooks/cu(blas|da)[^/]*$'), re.compile(r'^tuner/exec_(cublas|gemm)[^/]*$')],
-     re.compile(r'<cublas|<cuda|\bcublas[A-Z][A-Za-z0-9_]*\b|\bCUBLAS(LT)?_[A-Z][A-Z0-9_]*\b'
+    # CUDA (cuBLAS, cuBLASLt, the driver, NVRTC): headers, types, constants, functions.
+    ([re.compile(r'^hooks/(cublas|cuda|nvrtc)[^/]*$'), re.compile(r'^tuner/exec_(cublas|gemm)[^/]*$')],
+     re.compile(r'<cublas|<cuda|<nvrtc|\bnvrtc[A-Z][A-Za-z0-9_]*\b|\bNVRTC_[A-Z][A-Z0-9_]*\b'
+                r'|\bcublas[A-Z][A-Za-z0-9_]*\b|\bCUBLAS(LT)?_[A-Z][A-Z0-9_]*\b'
                 r'|\bcu[A-Z][a-z][A-Za-z0-9_]*\b|\bCUDA_[A-Z][A-Z0-9_]*\b|\bcuda[A-Z][A-Za-z0-9_]*\b'
                 r'|\bCU_[A-Z][A-Z0-9_]*\b|\bCU[a-z][A-Za-z0-9_]*\b'), True),
 ]
@@ -52,7 +53,7 @@ PY
 }
 
 check "$S"
-echo "runtime_confined: OpenCL appears only in hooks/opencl* and tuner/exec_opencl*, CUDA only in hooks/cublas*, hooks/cuda* and tuner/exec_{cublas,gemm}*"
+echo "runtime_confined: OpenCL appears only in hooks/opencl* and tuner/exec_opencl*, CUDA only in hooks/{cublas,cuda,nvrtc}* and tuner/exec_{cublas,gemm}*"
 
 mkdir -p "$T/src"
 for d in core store jobs space preload hooks tuner launch; do
@@ -62,6 +63,8 @@ printf '#include <CL/cl.h>\nstatic cl_mem m; /* clFoo in a comment is fine */\n'
 printf '#include <cublasLt.h>\nstatic cublasLtHandle_t h; /* cublasLtMatmul in a comment is fine */\n' >"$T/src/launch/planted_cuda.c"
 printf 'static const char *s = "cuMemAlloc in a message is fine";\nstatic int x = CU_DEVICE_ATTRIBUTE_WARP_SIZE;\nstatic CUresult r;\n' \
   >"$T/src/tuner/planted_driver.c"
+printf '#include <nvrtc.h>\nstatic nvrtcProgram p; /* nvrtcCompileProgram in a comment is fine */\nstatic int e = NVRTC_ERROR_COMPILATION;\n' \
+  >"$T/src/preload/planted_nvrtc.c"
 if check "$T/src" >"$T/out"; then
   echo "runtime_confined: a planted OpenCL use in preload/ was not reported" >&2
   exit 1
@@ -70,6 +73,8 @@ grep -q 'preload/planted.c:1: <CL/' "$T/out" && grep -q 'preload/planted.c:2: cl
 grep -q 'launch/planted_cuda.c:1: <cublas' "$T/out" && grep -q 'launch/planted_cuda.c:2: cublasLtHandle_t' "$T/out"
 ! grep -q clFoo "$T/out"
 ! grep -q cublasLtMatmul "$T/out"
+grep -q 'preload/planted_nvrtc.c:1: <nvrtc' "$T/out" && grep -q 'preload/planted_nvrtc.c:2: nvrtcProgram' "$T/out" &&
+  grep -q 'preload/planted_nvrtc.c:3: NVRTC_ERROR_COMPILATION' "$T/out" && ! grep -q 'nvrtcCompileProgram' "$T/out"
 grep -q 'tuner/planted_driver.c:2: CU_DEVICE_ATTRIBUTE_WARP_SIZE' "$T/out" &&
   grep -q 'tuner/planted_driver.c:3: CUresult' "$T/out" && ! grep -q 'planted_driver.c:1' "$T/out"
 echo "runtime_confined: a planted use is reported, comments are not"
