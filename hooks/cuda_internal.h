@@ -6,7 +6,9 @@
 #define AOE_CUDA_INTERNAL_H
 
 #include "launch/counters.h"
+#include "hooks/nvrtc_programs.h"
 #include "launch/ptr_table.h"
+#include "launch/variant.h"
 #include "preload/not_tuned.h"
 #include "preload/runtime.h"
 #include "preload/shim.h"
@@ -88,6 +90,20 @@ typedef struct {
 
 enum { AOE_CU_FN_NEW = 0, AOE_CU_FN_SIGHTING, AOE_CU_FN_READY };
 
+/* A kernel the shim tunes: an NVRTC-compiled kernel with a tunables
+ * declaration (or, opt-in, #ifndef defaults). Made at its first sight,
+ * published once complete, never freed (a launch may hold it). */
+typedef struct aoe_cu_tunable {
+    /* What a variant is built from (hooks/cuda_variant.c reads only these): */
+    const aoe_nvrtc_program *program; /* its NVRTC program (a reference held for good) */
+    int image_kind;                   /* AOE_NVRTC_IMAGE_CUBIN or _PTX: what was loaded */
+    char name[256];                   /* the function's (lowered) name in its module */
+    CUcontext ctx;                    /* the context its module was loaded into */
+    aoe_variant_list variants;        /* variants asked for (hooks/cuda_variant.c) */
+    /* The launch path's own (hooks/cuda_launch.c and the capture files). */
+    void *launch;
+} aoe_cu_tunable;
+
 /* A CUfunction, or a CUkernel (which a program may launch cast to one). */
 typedef struct {
     const aoe_cu_module *mod; /* NULL: loaded where the shim did not see it */
@@ -95,6 +111,7 @@ typedef struct {
     int is_kernel;            /* a CUkernel from cuLibraryGetKernel */
     atomic_int state;         /* AOE_CU_FN_* */
     aoe_untuned_counts untuned;
+    _Atomic(aoe_cu_tunable *) tunable; /* set (release) when the kernel is tuned */
 } aoe_cu_func;
 
 /* Records a loaded module / library (handle) from its image (NULL: a file). */
