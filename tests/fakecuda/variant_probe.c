@@ -13,6 +13,11 @@
 
 typedef CUresult (*name_fn)(const char **, CUfunction);
 
+/* The tunables made, reachable for good (as the launch path's are from its
+ * function records). */
+static aoe_cu_tunable *g_made[256];
+static atomic_int g_nmade;
+
 /* A tunable for fn (loaded from image, size bytes as NVRTC counted them,
  * into ctx), or NULL when no tracked program made the image. Never freed,
  * as the launch path's. */
@@ -25,7 +30,8 @@ AOE_CU_EXPORT void *aoe_cu_probe_tunable(CUfunction fn, CUcontext ctx, const voi
     if (!p) return NULL;
     name_fn fname = (name_fn)aoe_cu_real(AOE_CUF_FUNC_NAME);
     const char *name = NULL;
-    aoe_cu_tunable *t = calloc(1, sizeof *t);
+    int slot = atomic_fetch_add(&g_nmade, 1);
+    aoe_cu_tunable *t = slot < 256 ? calloc(1, sizeof *t) : NULL;
     if (!t || !fname || fname(&name, fn) != CUDA_SUCCESS || !name) {
         free(t);
         aoe_nvrtc_program_release(p);
@@ -35,6 +41,7 @@ AOE_CU_EXPORT void *aoe_cu_probe_tunable(CUfunction fn, CUcontext ctx, const voi
     t->image_kind = kind;
     snprintf(t->name, sizeof t->name, "%s", name);
     t->ctx = ctx;
+    g_made[slot] = t;
     return t;
 }
 

@@ -7,7 +7,8 @@
 # thread (the asking thread's current context is another one); -DSCALE=7 hits
 # an #error: failed with one message naming the kernel and the log's first
 # line, NULL on every later ask; a -D the program passes itself and a non -D
-# option are refused; at most 16 variants per kernel (said once). The shim's
+# option are refused; a program loaded as PTX gets a PTX variant; at most 16
+# variants per kernel (said once). The shim's
 # own compiles are not tracked as the program's. Then: an exit while variants
 # are queued, and a child forked after asking builds its own.
 set -euo pipefail
@@ -26,6 +27,7 @@ LD_PRELOAD="$PROBE" "$client" basic >"$T/out" 2>"$T/err" || rc=$?
 exp="variant -DSCALE=3: c = a + 3b, built into the kernel's context by another thread; the program's own function still c = a + b
 variant -DSCALE=7 (#error): failed, NULL on every ask
 program with -DSCALE=2: -DSCALE=3 refused, -DOTHER=5 built keeping SCALE=2, a non -D option refused
+program loaded as PTX: its variant -DSCALE=4 built from PTX, c = a + 4b
 bound: 16 variants of a kernel, the 17th not built"
 [ "$(cat "$T/out")" = "$exp" ] || fail "basic: got '$(cat "$T/out")'"
 count() { grep -c -- "$1" "$T/err" || true; }
@@ -35,8 +37,8 @@ count() { grep -c -- "$1" "$T/err" || true; }
   fail "the override was not said once: $(grep refused "$T/err")"
 [ "$(count 'is refused: the policy.s defines are not -DNAME=VALUE options')" = 1 ] || fail "the non -D option: $(grep refused "$T/err")"
 [ "$(count 'more than 16 variants asked for')" = 1 ] || fail "the bound was not said once"
-[ "$(count 'CUDA kernel vadd: the variant with .* is built')" = 16 ] || fail "$(count 'is built') variants built, want 16"
-[ "$(count '^aoe: nvrtc program .* compiled with')" = 2 ] ||
+[ "$(count 'CUDA kernel vadd: the variant with .* is built')" = 17 ] || fail "$(count 'is built') variants built, want 17"
+[ "$(count '^aoe: nvrtc program .* compiled with')" = 3 ] ||
   fail "the shim's own compiles were tracked: $(grep 'compiled with' "$T/err")"
 echo "shim_cuda_variant: -DSCALE=3 built into the kernel's context by the poller, c = a + 3b (own function a + b); #error failed once; overrides refused; 16 per kernel"
 

@@ -40,19 +40,27 @@ static CUdeviceptr g_a, g_b;
     } while (0)
 
 /* The program compiled with one option besides the architecture (or none):
- * its cubin (malloc'd) and size. */
-static char *compile(const char *name, const char *option, size_t *size)
+ * its cubin, or its PTX for a virtual architecture (malloc'd), and size. */
+static char *compile_for(const char *name, const char *arch, const char *option, size_t *size)
 {
     nvrtcProgram prog;
+    int ptx = !strncmp(arch, "compute_", 8);
     CHECK(nvrtcCreateProgram(&prog, source, name, 0, NULL, NULL));
-    const char *opts[] = {"--gpu-architecture=sm_90", option};
+    char arch_opt[64];
+    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s", arch);
+    const char *opts[] = {arch_opt, option};
     CHECK(nvrtcCompileProgram(prog, option ? 2 : 1, opts));
-    CHECK(nvrtcGetCUBINSize(prog, size));
-    char *cubin = malloc(*size);
-    EXPECT(cubin, "out of memory");
-    CHECK(nvrtcGetCUBIN(prog, cubin));
+    CHECK(ptx ? nvrtcGetPTXSize(prog, size) : nvrtcGetCUBINSize(prog, size));
+    char *image = malloc(*size);
+    EXPECT(image, "out of memory");
+    CHECK(ptx ? nvrtcGetPTX(prog, image) : nvrtcGetCUBIN(prog, image));
     CHECK(nvrtcDestroyProgram(&prog));
-    return cubin;
+    return image;
+}
+
+static char *compile(const char *name, const char *option, size_t *size)
+{
+    return compile_for(name, "sm_90", option, size);
 }
 
 /* The program's vadd loaded in g_ctx and its tunable (from the probe). */
@@ -155,6 +163,18 @@ static int basic(void)
     EXPECT(!ask(t2, " -DOTHER=5 --use_fast_math", &st) && st == VAR_FAILED, "not a -D: %d", st);
     printf("program with -DSCALE=2: -DSCALE=3 refused, -DOTHER=5 built keeping SCALE=2, "
            "a non -D option refused\n");
+
+    /* A program loaded as PTX (a virtual architecture: no cubin): its
+     * variant is PTX too. */
+    size_t size3;
+    char *ptx = compile_for("vadd3.cu", "compute_90", NULL, &size3);
+    void *t3;
+    load(ptx, size3, &t3);
+    CUfunction p4 = ask(t3, " -DSCALE=4", &st);
+    EXPECT(p4 && st == VAR_READY, "PTX SCALE=4: state %d", st);
+    check_launch(p4, 4, "PTX variant SCALE=4");
+    printf("program loaded as PTX: its variant -DSCALE=4 built from PTX, c = a + 4b\n");
+    free(ptx);
 
     /* The bound: 16 variants per kernel (2 so far), the 17th not recorded. */
     int made = 2;
