@@ -161,8 +161,14 @@ static int basic(void)
     check_launch(o, 2, "variant OTHER=5 of the -DSCALE=2 program");
     check_launch(own2, 2, "own function of the -DSCALE=2 program");
     EXPECT(!ask(t2, " -DOTHER=5 --use_fast_math", &st) && st == VAR_FAILED, "not a -D: %d", st);
-    printf("program with -DSCALE=2: -DSCALE=3 refused, -DOTHER=5 built keeping SCALE=2, "
-           "a non -D option refused\n");
+    size_t size4; /* NVRTC's long spelling */
+    char *cubin4 = compile("vadd4.cu", "--define-macro=SCALE=2", &size4);
+    void *t4;
+    load(cubin4, size4, &t4);
+    EXPECT(!ask(t4, " -DSCALE=3", &st) && st == VAR_FAILED, "--define-macro override: %d", st);
+    free(cubin4);
+    printf("program with -DSCALE=2: -DSCALE=3 refused (also after --define-macro=SCALE=2), "
+           "-DOTHER=5 built keeping SCALE=2, a non -D option refused\n");
 
     /* A program loaded as PTX (a virtual architecture: no cubin): its
      * variant is PTX too. */
@@ -260,6 +266,7 @@ static int exit_early(void)
         probe_variant(t, d, 0, &st);
     }
     printf("exit: 12 variants asked for, exiting\n");
+    free(cubin);
     return 0;
 }
 
