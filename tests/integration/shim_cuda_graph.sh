@@ -8,7 +8,9 @@
 # identical with and without the shim; the shim wraps every way to the
 # replay entry point; the result file and `aoe run` list the replays as not
 # tunable (their count, the call site of the first) and vadd with reason
-# graph capture.
+# graph capture. Then threads replaying at once: every replay counted (a
+# slot per thread; run from a ThreadSanitizer build, scripts/test, it also
+# fails on any report of TSan).
 set -euo pipefail
 source "$(dirname "$0")/shim_helpers.bash"
 client=$B/clients/cuda_graph_linked
@@ -18,7 +20,7 @@ if [ ! -e "$B/fakecuda/libcuda.so.1" ] || [ ! -e "$client" ]; then
   echo "shim_cuda_graph: skipped: no fake driver or client in $B (configured without CUDA headers)"
   exit 77
 fi
-export LD_LIBRARY_PATH=$B/fakecuda AOE_TUNE_MODE=offline
+export LD_LIBRARY_PATH=$B/fakecuda AOE_TUNE_MODE=offline TSAN_OPTIONS="halt_on_error=1 exitcode=66"
 has() { grep -q -- "$1" <<<"$2" || fail "no '$1' in: $2"; }
 
 base=$("$client") || fail "client failed without the shim: $base"
@@ -35,7 +37,7 @@ for what in 'cuGraphLaunch' 'cuGraphLaunch per-thread' 'dlsym cuGraphLaunch_ptsz
 done
 has 'cuGetProcAddress(cuGraphLaunch, 12000, flags 2): the driver.s cuGraphLaunch_ptsz, wrapped' "$(cat "$T/err")"
 got=$(json "$(latest_result)" "sorted((e['op_name'], e['reason'], e['launches'], e['detail']) for e in r['OPAT']['not_tuned'])")
-want="[('CUDA graph replays', 'graph_replay', 5, 'cuda_graph_linked:main'), ('vadd', 'graph_capture', 2, 'cuda_graph_linked:main')]"
+want="[('CUDA graph replays', 'graph_replay', 5, 'cuda_graph_linked:main'), ('vadd', 'graph_capture', 2, 'cuda_graph_linked:capture')]"
 [ "$got" = "$want" ] || fail "not tuned: $got, want $want"
 
 # --- aoe run lists them (the client starts a little later: aoe run reads the
@@ -45,6 +47,16 @@ out=$(LD_PRELOAD="${AOE_TEST_PRELOAD:-}" "$AOE" run --offline -- bash -c 'sleep 
 has 'not tuned (launched into a CUDA graph capture): vadd$' "$out"
 has '^CUDA graph replays  5 launches  graph replay (kernels inside graphs are not tuned)  first from cuda_graph_linked:main$' "$out"
 grep -q 'not tuned (graph replay' <<<"$out" && fail "replays listed as a kernel: $out"
+
+# --- threads replaying at once, each its own graph: below 64 threads each
+# counts into a slot of its own, so no replay is lost
+rm -f "$AOE_WORK_PATH"/aoe_result_opat_*.json
+threads=8 replays=500
+out=$(LD_PRELOAD="$HOOK" "$client" race $threads $replays 2>"$T/err") || fail "race client failed: $out $(cat "$T/err")"
+[ "$out" = "ok: $threads threads, $((threads * replays)) replays" ] || fail "race: $out"
+got=$(json "$(latest_result)" "sorted((e['op_name'], e['reason'], e['launches']) for e in r['OPAT']['not_tuned'])")
+want="[('CUDA graph replays', 'graph_replay', $((threads * replays))), ('vadd', 'graph_capture', $((threads * 2)))]"
+[ "$got" = "$want" ] || fail "race: not tuned: $got, want $want"
 
 # --- a shim that is off (bad configuration) passes the replays through
 out=$(LD_PRELOAD="$HOOK" AOE_TUNE_MODE=bogus "$client" 2>/dev/null) || fail "client failed with the shim off"
