@@ -1,11 +1,12 @@
 /* hooks/cuda_nvinfo.c: kernel parameter layouts from a cubin's .nv.info
  * sections, on the committed cubin (tests/data/nvinfo: built by the real
- * nvcc from kernels.cu, tested everywhere), on cubins the real nvcc makes
- * now (where CMake found one; else the test says it is skipped) and on
- * hand-built malformed images. */
+ * nvcc from kernels.cu, tested everywhere), on cubins the real nvcc and the
+ * real NVRTC make now (where CMake found them; else the test says it is
+ * skipped) and on hand-built malformed images. */
 #include "hooks/cuda_nvinfo.h"
 
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,6 +18,9 @@
 
 #ifndef AOE_TEST_NVCC
 #define AOE_TEST_NVCC ""
+#endif
+#ifndef AOE_TEST_NVRTC
+#define AOE_TEST_NVRTC ""
 #endif
 
 static unsigned char *read_all(const char *path, size_t *len)
@@ -84,6 +88,14 @@ Test(cuda_nvinfo, committed_cubin_layouts)
     free(img);
 }
 
+/* Skips the test, saying why on stderr too (Criterion lists skips only
+ * with --verbose): never a silent pass. */
+#define skip(why)                                                                                  \
+    do {                                                                                           \
+        fprintf(stderr, "test_cuda_nvinfo: skipped: %s\n", why);                                   \
+        cr_skip_test("%s", why);                                                                   \
+    } while (0)
+
 /* Runs argv (no shell); its exit status. */
 static int run(char *const argv[])
 {
@@ -102,10 +114,9 @@ static int run(char *const argv[])
 
 Test(cuda_nvinfo, cubins_of_the_real_nvcc)
 {
-    if (!AOE_TEST_NVCC[0]) {
-        cr_skip_test("no nvcc found at configure time (AOE_NVCC): cubins of the real nvcc not "
-                     "tested here (the committed cubin is)");
-    }
+    if (!AOE_TEST_NVCC[0])
+        skip("no nvcc found at configure time (AOE_NVCC): cubins of the real nvcc not tested "
+             "here (the committed cubin is)");
     char dir[] = "/tmp/aoe_nvinfo_XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     char src[64], out[64];
@@ -140,6 +151,60 @@ Test(cuda_nvinfo, cubins_of_the_real_nvcc)
     unlink(out);
     unlink(src);
     rmdir(dir);
+}
+
+/* The real NVRTC's entry points, by hand (no CUDA header in a test of a
+ * header-free reader): status 0 is success. */
+typedef int (*nvrtc_create)(void **, const char *, const char *, int, const char *const *,
+                            const char *const *);
+typedef int (*nvrtc_compile)(void *, int, const char *const *);
+typedef int (*nvrtc_size)(void *, size_t *);
+typedef int (*nvrtc_get)(void *, char *);
+typedef int (*nvrtc_add_name)(void *, const char *);
+typedef int (*nvrtc_lowered)(void *, const char *, const char **);
+typedef int (*nvrtc_destroy)(void **);
+
+/* What the shim meets: a program's cubin from nvrtcGetCUBIN, kernels named
+ * by their lowered names (nvrtcGetLoweredName for a template). */
+Test(cuda_nvinfo, cubins_of_the_real_nvrtc)
+{
+    if (!AOE_TEST_NVRTC[0])
+        skip("no libnvrtc found at configure time (AOE_NVRTC_LIBRARY): cubins of the real NVRTC "
+             "not tested here (the committed cubin is)");
+    void *h = dlopen(AOE_TEST_NVRTC, RTLD_NOW | RTLD_LOCAL);
+    cr_assert_not_null(h, "dlopen %s: %s", AOE_TEST_NVRTC, dlerror());
+    nvrtc_create create = (nvrtc_create)dlsym(h, "nvrtcCreateProgram");
+    nvrtc_compile compile = (nvrtc_compile)dlsym(h, "nvrtcCompileProgram");
+    nvrtc_size size = (nvrtc_size)dlsym(h, "nvrtcGetCUBINSize");
+    nvrtc_get get = (nvrtc_get)dlsym(h, "nvrtcGetCUBIN");
+    nvrtc_add_name add = (nvrtc_add_name)dlsym(h, "nvrtcAddNameExpression");
+    nvrtc_lowered lowered = (nvrtc_lowered)dlsym(h, "nvrtcGetLoweredName");
+    nvrtc_destroy destroy = (nvrtc_destroy)dlsym(h, "nvrtcDestroyProgram");
+    cr_assert(create && compile && size && get && add && lowered && destroy);
+    static const char src[] =
+        "struct S { int a; double b; char c; };\n"
+        "extern \"C\" __global__ void k(char c, double d, S s, float *o) { o[0] = c + d + s.a; }\n"
+        "template <typename T> __global__ void t(T *p, T v) { p[0] = v; }\n";
+    void *prog;
+    cr_assert_eq(create(&prog, src, "nvinfo.cu", 0, NULL, NULL), 0);
+    cr_assert_eq(add(prog, "t<float>"), 0);
+    const char *opts[] = {"--gpu-architecture=sm_90"};
+    cr_assert_eq(compile(prog, 1, opts), 0, "NVRTC could not compile the test's source");
+    const char *name = NULL;
+    cr_assert_eq(lowered(prog, "t<float>", &name), 0);
+    cr_assert_str_eq(name, "_Z1tIfEvPT_S0_");
+    size_t len = 0;
+    cr_assert_eq(size(prog, &len), 0);
+    char *img = malloc(len);
+    cr_assert_eq(get(prog, img), 0);
+    aoe_cu_nvinfo *t = aoe_cu_nvinfo_read(img, len);
+    cr_assert_not_null(t);
+    expect(t, "k", 4, (const unsigned[]){0, 1, 8, 8, 16, 24, 40, 8});
+    expect(t, name, 2, (const unsigned[]){0, 8, 8, 4});
+    aoe_cu_nvinfo_free(t);
+    free(img);
+    destroy(&prog);
+    dlclose(h);
 }
 
 /* ---- hand-built images: one .nv.info.k section holding recs ---- */
