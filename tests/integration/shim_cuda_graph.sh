@@ -7,8 +7,8 @@
 # from dlsym on the driver's handle), each output checked. Its output is
 # identical with and without the shim; the shim wraps every way to the
 # replay entry point; the result file and `aoe run` list the replays as not
-# tunable (their count, the call site of the first) and vadd with reason
-# graph capture. Then threads replaying at once: every replay counted (a
+# tunable (their count, the call site of the first) and vadd (and fill, of
+# a graph the fake refuses to instantiate) with reason graph capture. Then threads replaying at once: every replay counted (a
 # slot per thread; run from a ThreadSanitizer build, scripts/test, it also
 # fails on any report of TSan).
 set -euo pipefail
@@ -27,6 +27,7 @@ base=$("$client") || fail "client failed without the shim: $base"
 has 'captured: 2 node(s), ran cuLaunchKernel$' "$base" # captured, not run
 has 'replay 4: 400 910 (ran cuGraphLaunch_ptsz)' "$base"
 has 'replays: cuGraphLaunch 2, cuGraphLaunch_ptsz 3, wrong outputs 0' "$base"
+has 'instantiate fill.s graph: rc 801 result 3' "$base" # NOT_SUPPORTED, NODE_OPERATION_NOT_SUPPORTED
 out=$(LD_PRELOAD="$HOOK" AOE_LOG_LEVEL=debug "$client" 2>"$T/err") ||
   fail "client failed under the shim: $out"
 diff <(grep -v '^owner ' <<<"$base") <(grep -v '^owner ' <<<"$out") ||
@@ -37,14 +38,14 @@ for what in 'cuGraphLaunch' 'cuGraphLaunch per-thread' 'dlsym cuGraphLaunch_ptsz
 done
 has 'cuGetProcAddress(cuGraphLaunch, 12000, flags 2): the driver.s cuGraphLaunch_ptsz, wrapped' "$(cat "$T/err")"
 got=$(json "$(latest_result)" "sorted((e['op_name'], e['reason'], e['launches'], e['detail']) for e in r['OPAT']['not_tuned'])")
-want="[('CUDA graph replays', 'graph_replay', 5, 'cuda_graph_linked:main'), ('vadd', 'graph_capture', 2, 'cuda_graph_linked:capture')]"
+want="[('CUDA graph replays', 'graph_replay', 5, 'cuda_graph_linked:main'), ('fill', 'graph_capture', 1, 'cuda_graph_linked:main'), ('vadd', 'graph_capture', 2, 'cuda_graph_linked:capture')]"
 [ "$got" = "$want" ] || fail "not tuned: $got, want $want"
 
 # --- aoe run lists them (the client starts a little later: aoe run reads the
 # result files whose mtime is past its start; LD_PRELOAD: aoe run appends the shim)
 out=$(LD_PRELOAD="${AOE_TEST_PRELOAD:-}" "$AOE" run --offline -- bash -c 'sleep 0.05; exec "$0"' "$client" 2>&1) ||
   fail "aoe run failed: $out"
-has 'not tuned (launched into a CUDA graph capture): vadd$' "$out"
+has 'not tuned (launched into a CUDA graph capture): fill, vadd$' "$out"
 has '^CUDA graph replays  5 launches  graph replay (kernels inside graphs are not tuned)  first from cuda_graph_linked:main$' "$out"
 grep -q 'not tuned (graph replay' <<<"$out" && fail "replays listed as a kernel: $out"
 

@@ -3,7 +3,8 @@
  * five times, each after new inputs, its output checked: twice through
  * cuGraphLaunch as linked, twice through the per-thread entry point from
  * cuGetProcAddress_v2, once through dlsym("cuGraphLaunch_ptsz") on the
- * driver's handle. Prints results and what the fake driver ran.
+ * driver's handle. Then a graph the fake cannot instantiate (fill has no
+ * parameter table). Prints results and what the fake driver ran.
  * `cuda_graph_linked race THREADS REPLAYS`: each thread replays a graph of
  * its own REPLAYS times, all starting together (the shim's per-thread
  * counting; also under ThreadSanitizer), and checks its outputs. */
@@ -159,6 +160,20 @@ int main(int argc, char **argv)
            fakecuda_launches("cuGraphLaunch"), fakecuda_launches("cuGraphLaunch_ptsz"), bad);
     dlclose(drv);
     CHECK(cuGraphExecDestroy(x));
+
+    /* fill has no parameter table: the fake cannot copy its captured values */
+    CUfunction fill;
+    CHECK(cuModuleGetFunction(&fill, mod, "fill"));
+    unsigned base = 7;
+    void *fargs[] = {&dd, &base};
+    CUgraph g;
+    CHECK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    CHECK(cuLaunchKernel(fill, 1, 1, 1, 4, 1, 1, 0, s, fargs, NULL));
+    CHECK(cuStreamEndCapture(s, &g));
+    CUDA_GRAPH_INSTANTIATE_PARAMS ip = {0};
+    int rc = (int)cuGraphInstantiateWithParams(&x, g, &ip);
+    printf("instantiate fill's graph: rc %d result %d\n", rc, (int)ip.result_out);
+    CHECK(cuGraphDestroy(g));
     CHECK(cuStreamDestroy(s));
     CHECK(cuModuleUnload(mod));
     return bad != 0;
