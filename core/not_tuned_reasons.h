@@ -22,7 +22,8 @@
     X(TUNING_FAILED, "tuning_failed", "tuning failed or nothing to tune")                          \
     X(PRECOMPILED, "precompiled", "precompiled kernel (no NVRTC source)")                          \
     X(GRAPH_CAPTURE, "graph_capture", "launched into a CUDA graph capture")                        \
-    X(NO_TUNABLES, "no_tunables_declaration", "no tunables declaration")
+    X(NO_TUNABLES, "no_tunables_declaration", "no tunables declaration")                           \
+    X(GRAPH_REPLAY, "graph_replay", "graph replay (kernels inside graphs are not tuned)")
 
 #define AOE_NT_ENUM(code, json, text) AOE_NT_##code,
 enum { AOE_NT_NONE = 0, AOE_NOT_TUNED_REASONS(AOE_NT_ENUM) AOE_NT_COUNT };

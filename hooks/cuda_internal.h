@@ -41,7 +41,9 @@
     X(LAUNCH_EX, "cuLaunchKernelEx", "cuLaunchKernelEx")                                           \
     X(LAUNCH_EX_PT, "cuLaunchKernelEx_ptsz", "cuLaunchKernelEx")                                   \
     X(LAUNCH_COOP, "cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel")                       \
-    X(LAUNCH_COOP_PT, "cuLaunchCooperativeKernel_ptsz", "cuLaunchCooperativeKernel")
+    X(LAUNCH_COOP_PT, "cuLaunchCooperativeKernel_ptsz", "cuLaunchCooperativeKernel")               \
+    X(GRAPH_LAUNCH, "cuGraphLaunch", "cuGraphLaunch")                                              \
+    X(GRAPH_LAUNCH_PT, "cuGraphLaunch_ptsz", "cuGraphLaunch")
 /* ... and the ones only called (first sight, fingerprint, variant builds). */
 #define AOE_CU_CALLED(X)                                                                           \
     X(FUNC_NAME, "cuFuncGetName", "")                                                              \
@@ -147,7 +149,14 @@ typedef struct {
 /* Slow path: the first launch of fn (the record created when the shim never
  * saw it made): name, call site, shape, capture state, its not-tuned entry. */
 void aoe_cu_first_sight(const void *fn, const aoe_cu_launch *l);
+/* The call site of the CUDA call being made, into out (one stack walk at a
+ * time: first sights only). */
+void aoe_cu_callsite(char *out, size_t len);
 void aoe_cu_launch_atfork_child(void);
+
+/* ---- graph replays (cuda_graph.c): counted, listed as not tunable ---- */
+void aoe_cu_graph_flush_counts(void);
+void aoe_cu_graph_atfork_child(void);
 
 /* ---- the device (cuda_device.c) ---- */
 /* The interned CUDA fingerprint of the current device, or NULL (said once). */

@@ -35,6 +35,13 @@ static atomic_int g_said_unnamed;
  * at a time (first sight only). */
 static pthread_mutex_t g_walk_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void aoe_cu_callsite(char *out, size_t len)
+{
+    pthread_mutex_lock(&g_walk_lock);
+    aoe_callsite_describe(out, len);
+    pthread_mutex_unlock(&g_walk_lock);
+}
+
 void aoe_cu_launch_atfork_child(void)
 {
     pthread_mutex_init(&g_walk_lock, NULL);
@@ -81,9 +88,7 @@ void aoe_cu_first_sight(const void *fn, const aoe_cu_launch *l)
     }
     char name[256], site[256];
     function_name(r, fn, name, sizeof name);
-    pthread_mutex_lock(&g_walk_lock);
-    aoe_callsite_describe(site, sizeof site);
-    pthread_mutex_unlock(&g_walk_lock);
+    aoe_cu_callsite(site, sizeof site);
     int capture = capture_status(l);
     const char *fp = aoe_cu_current_fingerprint();
     int why = capture != CU_STREAM_CAPTURE_STATUS_NONE ? AOE_NT_GRAPH_CAPTURE

@@ -21,7 +21,8 @@ typedef struct aoe_cu_nvinfo aoe_cu_nvinfo; /* every kernel's layout of one imag
  * ELF cubin, no .nv.info, malformed, out of memory). Copies what it keeps. */
 aoe_cu_nvinfo *aoe_cu_nvinfo_read(const void *image, size_t len);
 /* Kernel's parameters in order into out (at most max): their number, or -1
- * when the image has no layout for kernel (a lowered name). */
+ * when the image has no layout for kernel (a lowered name) or it has more
+ * than max parameters (never a partial layout). out NULL: the number only. */
 int aoe_cu_nvinfo_find(const aoe_cu_nvinfo *t, const char *kernel, aoe_cu_param *out, int max);
 void aoe_cu_nvinfo_free(aoe_cu_nvinfo *t);
 

@@ -49,7 +49,7 @@ void *aoe_cu_resolve(int idx)
 }
 
 /* The wrappers, by their C names (cuda_procaddr.c, cuda_module.c,
- * cuda_launch.c define them with the asm labels of the real names). */
+ * cuda_launch.c, cuda_graph.c define them with the asm labels of the real names). */
 #define AOE_CU_DECL(id, name, base) void aoe_cu_w_##id(void) __asm__(name);
 AOE_CU_WRAPPED(AOE_CU_DECL)
 #undef AOE_CU_DECL
@@ -92,4 +92,5 @@ void aoe_cu_atfork_child(void)
     aoe_cu_track_atfork_child();
     aoe_cu_launch_atfork_child();
     aoe_cu_variant_atfork_child();
+    aoe_cu_graph_atfork_child();
 }

@@ -117,6 +117,7 @@ void aoe_cu_flush_counts(void)
 {
     int n = atomic_load(&g_nfuncs);
     for (int i = 0; i < n && i < MAX_FUNCS; i++) aoe_untuned_flush(&g_func_pool[i].untuned);
+    aoe_cu_graph_flush_counts();
 }
 
 void aoe_cu_track_atfork_child(void)

@@ -162,6 +162,7 @@ static void print_not_tuned(const run_summary *s, FILE *out)
             const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "op_name");
             const cJSON *why = cJSON_GetObjectItemCaseSensitive(e, "reason");
             if (!cJSON_IsString(name) || !cJSON_IsString(why)) continue;
+            if (!strcmp(why->valuestring, "graph_replay")) continue; /* print_replays */
             cJSON *names = cJSON_GetObjectItemCaseSensitive(reasons, why->valuestring);
             if (!names) names = cJSON_AddArrayToObject(reasons, why->valuestring);
             if (names) cJSON_AddItemToArray(names, cJSON_CreateString(name->valuestring));
@@ -186,6 +187,32 @@ static void print_not_tuned(const run_summary *s, FILE *out)
         free(v);
     }
     cJSON_Delete(reasons);
+}
+
+/* CUDA graph replays: not a kernel but calls that run captured kernels
+ * again, so a count rather than a name list: "CUDA graph replays  N
+ * launches  graph replay (...)  first from SITE", one line per result file. */
+static void print_replays(const run_summary *s, FILE *out)
+{
+    const cJSON *file, *e;
+    cJSON_ArrayForEach(file, s->files)
+    {
+        const cJSON *opat = cJSON_GetObjectItemCaseSensitive(file, "OPAT");
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(opat, "not_tuned"))
+        {
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "op_name");
+            const cJSON *why = cJSON_GetObjectItemCaseSensitive(e, "reason");
+            const cJSON *site = cJSON_GetObjectItemCaseSensitive(e, "detail");
+            if (!cJSON_IsString(name) || !cJSON_IsString(why) ||
+                strcmp(why->valuestring, "graph_replay"))
+                continue;
+            fprintf(out, "%s  %.0f launches  %s", name->valuestring, dnum(e, "launches"),
+                    reason_text(why->valuestring));
+            if (cJSON_IsString(site) && site->valuestring[0])
+                fprintf(out, "  first from %s", site->valuestring);
+            fputc('\n', out);
+        }
+    }
 }
 
 static void print_summary(const run_summary *s, FILE *out)
@@ -224,6 +251,7 @@ static void print_summary(const run_summary *s, FILE *out)
                 s->tuned, imp);
     }
     print_not_tuned(s, out);
+    print_replays(s, out);
     cJSON_ArrayForEach(file, s->files)
     {
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(file, "path");

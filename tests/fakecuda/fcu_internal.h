@@ -24,9 +24,11 @@ struct CUstream_st {
     struct CUgraph_st *graph; /* collecting the captured launches */
 };
 
-/* A graph: the kernel launches captured into it (not replayable). */
+/* A graph: the kernel launches captured into it, in order (fcu_graph.c). */
+struct fcu_graph_node;
 struct CUgraph_st {
-    unsigned kernel_nodes;
+    unsigned kernel_nodes, cap;
+    struct fcu_graph_node *nodes;
 };
 
 /* A stream the caller passed: NULL and the CU_STREAM_LEGACY / _PER_THREAD
@@ -46,6 +48,8 @@ CUresult fcu_need_context(void);
 CUcontext fcu_current_context(void);
 /* Whether [p, p+n) lies inside one live allocation. */
 int fcu_valid_range(CUdeviceptr p, size_t n);
+/* What fakecuda_last_launch answers on this thread from now (a graph replay). */
+void fcu_set_last_launch(const char *variant);
 /* Simulated microseconds: the fake's own clock plus the fake cuBLAS ones. */
 double fcu_clock_now_us(void);
 

@@ -4,6 +4,7 @@
  * really reached. A launch on a stream being captured adds a node to the
  * capture's graph and runs nothing, as on the real driver. */
 #include "fakecuda.h"
+#include "fcu_graph.h"
 #include "fcu_module.h"
 
 #include <pthread.h>
@@ -31,11 +32,16 @@ FCU_EXPORT const char *fakecuda_last_launch(void)
     return t_last;
 }
 
+void fcu_set_last_launch(const char *variant)
+{
+    t_last = variant;
+}
+
 FCU_EXPORT unsigned long fakecuda_launches(const char *variant)
 {
     for (int i = 0; variant && i < V_COUNT; i++)
         if (!strcmp(g_variant_names[i], variant)) return atomic_load(&g_variant_counts[i]);
-    return 0;
+    return variant ? fcu_graph_replays(variant) : 0;
 }
 
 static CUresult launch(int variant, CUfunction hf, const unsigned grid[3], const unsigned block[3],
@@ -51,10 +57,7 @@ static CUresult launch(int variant, CUfunction hf, const unsigned grid[3], const
     t_last = g_variant_names[variant];
     atomic_fetch_add(&g_variant_counts[variant], 1);
     struct CUstream_st *s = fcu_stream(hs);
-    if (s && s->capturing) {
-        s->graph->kernel_nodes++;
-        return CUDA_SUCCESS;
-    }
+    if (s && s->capturing) return fcu_graph_capture(s->graph, f, grid, block, shared, params);
     if (!f->host) return CUDA_SUCCESS; /* no host code: nothing to run */
     fakecuda_launch l = {{grid[0], grid[1], grid[2]},
                          {block[0], block[1], block[2]},
@@ -216,19 +219,4 @@ FCU_EXPORT CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream s, CUstreamCaptureSt
                                                    const CUgraphEdgeData **edges, size_t *n)
 {
     return capture_info(s, st, id, g, deps, edges, n);
-}
-
-FCU_EXPORT CUresult cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *n)
-{
-    if (!g || !n) return CUDA_ERROR_INVALID_VALUE;
-    (void)nodes; /* the fake's nodes have no handles: count only */
-    *n = g->kernel_nodes;
-    return CUDA_SUCCESS;
-}
-
-FCU_EXPORT CUresult cuGraphDestroy(CUgraph g)
-{
-    if (!g) return CUDA_ERROR_INVALID_VALUE;
-    free(g);
-    return CUDA_SUCCESS;
 }

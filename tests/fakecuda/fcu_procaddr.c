@@ -32,6 +32,8 @@ CUresult cuStreamBeginCapture_v2_ptsz();
 CUresult cuStreamEndCapture_ptsz();
 CUresult cuStreamIsCapturing_ptsz();
 CUresult cuStreamGetCaptureInfo_v3_ptsz();
+CUresult cuGraphLaunch_ptsz();
+CUresult cuGraphInstantiateWithParams_ptsz();
 
 #define ENTRIES(X)                                                                                 \
     X("cuGetProcAddress", 11030, cuGetProcAddress, NULL, 0)                                        \
@@ -60,6 +62,13 @@ CUresult cuStreamGetCaptureInfo_v3_ptsz();
     X("cuStreamIsCapturing", 10000, cuStreamIsCapturing, cuStreamIsCapturing_ptsz, 10000)          \
     X("cuStreamGetCaptureInfo", 12030, cuStreamGetCaptureInfo_v3, cuStreamGetCaptureInfo_v3_ptsz,  \
       12030)                                                                                       \
+    X("cuGraphInstantiate", 12000, cuGraphInstantiateWithFlags, NULL, 0)                           \
+    X("cuGraphInstantiateWithFlags", 11040, cuGraphInstantiateWithFlags, NULL, 0)                  \
+    X("cuGraphInstantiateWithParams", 12000, cuGraphInstantiateWithParams,                         \
+      cuGraphInstantiateWithParams_ptsz, 12000)                                                    \
+    X("cuGraphLaunch", 10000, cuGraphLaunch, cuGraphLaunch_ptsz, 10000)                            \
+    X("cuGraphExecDestroy", 10000, cuGraphExecDestroy, NULL, 0)                                    \
+    X("cuGraphDestroy", 10000, cuGraphDestroy, NULL, 0)                                            \
     X("cuMemAlloc", 3020, cuMemAlloc_v2, NULL, 0)                                                  \
     X("cuMemFree", 3020, cuMemFree_v2, NULL, 0)                                                    \
     X("cuMemcpyHtoD", 3020, cuMemcpyHtoD_v2, NULL, 0)                                              \
