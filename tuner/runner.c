@@ -81,6 +81,11 @@ static aoe_exec_status ask(tctx *c, const aoe_wreq *q, const void *extra, size_t
         rep->default_ran = 0;
         return rep->status = aoe_worker_failure(c->w);
     }
+    if (rep->retire) { /* its device state is lost: the next call starts a fresh worker */
+        AOE_DEBUG("the worker lost its device state (%s); replacing it", rep->reason);
+        aoe_worker_stop(c->w);
+        c->w = NULL;
+    }
     return rep->status;
 }
 
