@@ -46,6 +46,10 @@ CUresult fcu_need_context(void);
 CUcontext fcu_current_context(void);
 /* Whether [p, p+n) lies inside one live allocation. */
 int fcu_valid_range(CUdeviceptr p, size_t n);
+/* The sticky error a fake kernel reported (fcu_fault.c), CUDA_SUCCESS while
+ * none: fcu_need_context answers it from then on. */
+CUresult fcu_sticky(void);
+void fcu_fault(int cuda_error);
 /* Simulated microseconds: the fake's own clock plus the fake cuBLAS ones. */
 double fcu_clock_now_us(void);
 
