@@ -22,6 +22,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "cuda_tune: $*" >&2; exit 1; }
 unset FAKECUDA_NAME FAKECUDA_SMS FAKECUDA_CC FAKECUDA_DRIVER FAKECUDA_MEM_BYTES AOE_AUTO_DEFINES AOE_TUNABLES
+export FAKECUDA_L2_BYTES=1048576 # the flush writes twice this before every timed run
 export LD_LIBRARY_PATH=$B/fakecuda
 # the fake kernels must be visible to the fake driver's dlsym(RTLD_DEFAULT),
 # after the sanitizer runtime when there is one (tests/integration/asan/run.sh)
