@@ -9,6 +9,7 @@
  * unusable: the variant fails, every later call fails at once, and `lost`
  * tells the worker to hand its place to a fresh one. Nothing here knows
  * whether the libraries are real or the test doubles. */
+#include "core/log.h"
 #include "tuner/exec.h"
 #include "tuner/exec_cuda_driver.h"
 #include "tuner/exec_cuda_nvrtc.h"
@@ -228,6 +229,7 @@ static aoe_exec_status cuda_build(aoe_exec *ex, const char *options, aoe_exec_pr
     const aoe_job *job = ex->job;
     char **opts = NULL, *image = NULL;
     size_t size = 0;
+    int ptx = 0;
     *out = NULL;
     NOT_LOST(ex);
     CU(ex, cuCtxSetCurrent, (ex->dev.ctx));
@@ -240,7 +242,10 @@ static aoe_exec_status cuda_build(aoe_exec *ex, const char *options, aoe_exec_pr
                            (const char *const *)ex->extra.header_names};
     aoe_exec_status st =
         aoe_nvrtc_compile(&ex->nv, job->source, "aoe_variant.cu", &h, (const char *const *)opts, n,
-                          ex->extra.want_ptx, &image, &size, detail, len);
+                          ex->extra.want_ptx, &image, &size, &ptx, detail, len);
+    if (!st)
+        AOE_DEBUG("cuda: compiled '%s' with %d options for sm_%d%d: a %s image of %zu bytes",
+                  options, n, ex->dev.cc_major, ex->dev.cc_minor, ptx ? "PTX" : "CUBIN", size);
     aoe_cuda_options_free(opts);
     if (st) return st;
     aoe_exec_program *p = calloc(1, sizeof *p);

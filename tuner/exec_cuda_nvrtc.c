@@ -110,8 +110,8 @@ static void first_useful_line(const char *log, char *detail, size_t len)
 
 aoe_exec_status aoe_nvrtc_compile(const aoe_nvrtc_api *api, const char *source, const char *name,
                                   const aoe_nvrtc_headers *h, const char *const *opts, int nopts,
-                                  int want_ptx, char **image, size_t *size, char *detail,
-                                  size_t len)
+                                  int want_ptx, char **image, size_t *size, int *is_ptx,
+                                  char *detail, size_t len)
 {
     nvrtcProgram prog = NULL;
     aoe_exec_status st = AOE_EXEC_RUNTIME_ERROR;
@@ -162,6 +162,7 @@ aoe_exec_status aoe_nvrtc_compile(const aoe_nvrtc_api *api, const char *source, 
         goto out;
     }
     *size = n;
+    *is_ptx = ptx;
     st = AOE_EXEC_OK;
 out:
     api->nvrtcDestroyProgram(&prog);

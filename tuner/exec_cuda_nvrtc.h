@@ -46,12 +46,12 @@ typedef struct {
 
 /* Compiles source with opts (nopts entries) into a malloc'd image (*image,
  * *size bytes): the CUBIN, or the PTX (NUL included) when want_ptx or when
- * the CUBIN is empty (a virtual architecture). BUILD_FAILED with the log's
+ * the CUBIN is empty (a virtual architecture); *is_ptx says which. BUILD_FAILED with the log's
  * first useful line in detail when the compiler rejects it; another status
  * when NVRTC itself fails. Thread-safe (each call has its own program). */
 aoe_exec_status aoe_nvrtc_compile(const aoe_nvrtc_api *api, const char *source, const char *name,
                                   const aoe_nvrtc_headers *h, const char *const *opts, int nopts,
-                                  int want_ptx, char **image, size_t *size, char *detail,
-                                  size_t len);
+                                  int want_ptx, char **image, size_t *size, int *is_ptx,
+                                  char *detail, size_t len);
 
 #endif

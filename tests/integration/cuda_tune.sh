@@ -71,12 +71,27 @@ aoe bank list >"$T/list" 2>&1 || fail "bank list: $(cat "$T/list")"
 grep -q 'sgemm_tiled .*TS=32 WPT=4' "$T/list" || fail "bank: $(cat "$T/list")"
 echo "cuda_tune: TS=32 WPT=4 in the bank; wrong result, illegal address (worker replaced) and #error rejected"
 
+# the job's -arch=sm_80 gave way to the device's architecture; the job loaded a CUBIN
+grep -q "cuda: compiled '-arch=sm_80 --std=c++17 -DTS=32 -DWPT=4' with 4 options for sm_90: a CUBIN image" \
+  "$T/debug" || fail "compile options: $(grep 'cuda: compiled' "$T/debug")"
+
 # 2. The table for people names the failures.
 TUNE_BANK_PATH=$T/bank2 aoe tune "$T/sgemm.job" >"$T/table" 2>/dev/null || fail "table run failed"
 for what in 'build failed 3' 'wrong result 1' 'runtime error 1'; do # in the order met
   grep -q "^sgemm_tiled .* added .*$what" "$T/table" || fail "table: no '$what': $(cat "$T/table")"
 done
 echo "cuda_tune: the table lists build failed 3, wrong result 1, runtime error 1"
+
+# 2b. A program that loaded PTX is replayed from PTX.
+"$B/fakecuda/cuda_job_make" "$T/ptx.job" "$FP" "{\"source_file\": \"$S/tests/kernels/sgemm_tiled.cu\",
+  \"kernel\": \"sgemm_tiled\", \"image\": \"ptx\", \"grid\": [8, 8], \"block\": [16, 16],
+  \"nvrtc_library\": \"$B/fakenvrtc/libnvrtc.so.13\",
+  \"args\": [{\"int\": 128}, {\"int\": 128}, {\"int\": 64}, {\"f32\": 8192, \"const\": true, \"seed\": 1},
+    {\"f32\": 8192, \"const\": true, \"seed\": 2}, {\"f32\": 16384, \"zero\": true}]}"
+AOE_LOG_LEVEL=debug TUNE_BANK_PATH=$T/bank2b aoe tune --dry-run "$T/ptx.job" >"$T/ptx.out" 2>"$T/ptx.err" ||
+  fail "ptx: $(cat "$T/ptx.err")"
+grep -q "cuda: compiled '' with 1 options for sm_90: a PTX image" "$T/ptx.err" || fail "ptx: $(cat "$T/ptx.err")"
+echo "cuda_tune: the -arch option replaced by the device's; a PTX program replayed from PTX"
 
 # 3. No NVRTC: the job's library is gone and the loader finds no other (run
 # without ld.so's cache, which would find the toolkit's). One message, exit 1.
