@@ -16,6 +16,7 @@
 #include "tuner/exec_cuda_program.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,8 @@ struct aoe_exec {
     CUdeviceptr flush;
     size_t flush_size;
     CUevent ev[2];
-    int lost; /* a sticky error: the context is unusable */
+    pthread_mutex_t lost_lock; /* builds run on several threads */
+    int lost;                  /* a sticky error: the context is unusable */
     char lost_why[160];
 };
 
@@ -101,9 +103,13 @@ static aoe_exec_status cu_fail(aoe_exec *ex, const char *what, CUresult r, int l
     if (sticky(r)) {
         char plain[64];
         plain_name(name, plain, sizeof plain);
+        pthread_mutex_lock(&ex->lost_lock);
+        if (!ex->lost)
+            snprintf(ex->lost_why, sizeof ex->lost_why, "%s (%s at %s)", plain, name, what);
         ex->lost = 1;
-        snprintf(ex->lost_why, sizeof ex->lost_why, "%s (%s at %s)", plain, name, what);
-        snprintf(detail, len, "%s; the context is lost, the worker is replaced", ex->lost_why);
+        pthread_mutex_unlock(&ex->lost_lock);
+        snprintf(detail, len, "%s (%s at %s); the context is lost, the worker is replaced", plain,
+                 name, what);
         return AOE_EXEC_RUNTIME_ERROR;
     }
     snprintf(detail, len, "%s: %s", what, name);
@@ -117,13 +123,20 @@ static aoe_exec_status cu_fail(aoe_exec *ex, const char *what, CUresult r, int l
         if (r_ != CUDA_SUCCESS) return cu_fail(ex, AOE_CU_NAME(fn), r_, 0, detail, len);           \
     } while (0)
 
+/* 1 (with why into detail) after a sticky error. */
+static int is_lost(aoe_exec *ex, char *detail, size_t len)
+{
+    pthread_mutex_lock(&ex->lost_lock);
+    int lost = ex->lost;
+    if (lost) snprintf(detail, len, "the context was lost earlier: %s", ex->lost_why);
+    pthread_mutex_unlock(&ex->lost_lock);
+    return lost;
+}
+
 /* Every primitive after a sticky error: fails at once, saying why. */
 #define NOT_LOST(ex)                                                                               \
     do {                                                                                           \
-        if ((ex)->lost) {                                                                          \
-            snprintf(detail, len, "the context was lost earlier: %s", (ex)->lost_why);             \
-            return AOE_EXEC_RUNTIME_ERROR;                                                         \
-        }                                                                                          \
+        if (is_lost(ex, detail, len)) return AOE_EXEC_RUNTIME_ERROR;                               \
     } while (0)
 
 static void cuda_close(aoe_exec *ex)
@@ -143,6 +156,7 @@ static void cuda_close(aoe_exec *ex)
     aoe_nvrtc_unload(&ex->nv);
     aoe_cuda_extra_free(&ex->extra);
     free(ex->bufs);
+    pthread_mutex_destroy(&ex->lost_lock);
     free(ex);
 }
 
@@ -178,6 +192,7 @@ static aoe_exec_status cuda_open(const aoe_job *job, aoe_exec **out, char *detai
     }
     *out = ex;
     ex->job = job;
+    pthread_mutex_init(&ex->lost_lock, NULL);
     if (aoe_cuda_extra_parse(job->runtime_extra, &ex->extra, err, sizeof err)) {
         snprintf(detail, len, "cuda: %s", err);
         return AOE_EXEC_BAD_JOB;
