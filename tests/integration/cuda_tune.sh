@@ -121,3 +121,19 @@ set -e
 field 'j["error"]' <"$T/vadd.json" | grep -q '^nothing to tune: nothing to tune for kernel vadd: no tunables declaration matches it' ||
   fail "vadd: $(cat "$T/vadd.json")"
 echo "cuda_tune: a CUDA kernel without a declaration: nothing to tune"
+
+# 5. A launch the driver rejects (a block of 2048 threads): the job fails
+# with the driver's answer, once, no crash.
+"$B/fakecuda/cuda_job_make" "$T/bigblock.job" "$FP" "{\"source_file\": \"$S/tests/kernels/vadd.cu\",
+  \"kernel\": \"vadd\", \"grid\": [1], \"block\": [2048], \"nvrtc_library\": \"$B/fakenvrtc/libnvrtc.so.13\",
+  \"args\": [{\"f32\": 2048, \"zero\": true}, {\"f32\": 2048, \"const\": true, \"seed\": 3},
+    {\"f32\": 2048, \"const\": true, \"seed\": 4}, {\"int\": 2048}]}"
+set +e
+TUNE_BANK_PATH=$T/bank5 aoe tune "$T/bigblock.job" >"$T/bigblock.out" 2>"$T/bigblock.err"
+rc=$?
+set -e
+[ "$rc" = 1 ] || fail "block 2048: exit $rc: $(cat "$T/bigblock.err")"
+grep -q 'aoe tune: .*the default policy: running the kernel: cuLaunchKernel: CUDA_ERROR_INVALID_VALUE' \
+  "$T/bigblock.err" || fail "block 2048: $(cat "$T/bigblock.err")"
+! grep -qi 'crash\|sanitizer' "$T/bigblock.err" "$T/bigblock.out" || fail "block 2048 crashed"
+echo "cuda_tune: a launch the driver refuses fails the job with the driver's answer"
