@@ -29,6 +29,11 @@ export LD_LIBRARY_PATH=$B/fakecuda
 KERNELS="${AOE_TEST_PRELOAD:+$AOE_TEST_PRELOAD:}$B/fakecuda/libfakecuda_kernels.so"
 FP='cuda|NVIDIA|NVIDIA H100 80GB HBM3|13000|cu=132|arch=sm_90'
 M=128 N=128 K=64
+# the executor loads a job's NVRTC only from where no one else may write: a
+# private copy, whatever the build tree's permissions
+mkdir -m 700 "$T/nvrtc"
+cp "$B/fakenvrtc/libnvrtc.so.13" "$T/nvrtc/"
+NVRTC=$T/nvrtc/libnvrtc.so.13
 sgemm() { # sgemm FILE NVRTC_LIBRARY
   "$B/fakecuda/cuda_job_make" "$1" "$FP" "{\"source_file\": \"$S/tests/kernels/sgemm_tiled.cu\",
     \"kernel\": \"sgemm_tiled\", \"options\": [\"-arch=sm_80\", \"--std=c++17\"],
@@ -41,7 +46,7 @@ field() { /usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0
 aoe() { LD_PRELOAD="$KERNELS" "$B/bin/aoe" "$@"; }
 
 # 1. The optimum in the bank, the planted variants rejected, the worker replaced.
-sgemm "$T/sgemm.job" "$B/fakenvrtc/libnvrtc.so.13"
+sgemm "$T/sgemm.job" "$NVRTC"
 export TUNE_BANK_PATH=$T/bank1
 AOE_LOG_LEVEL=debug aoe tune --json --strategy brute "$T/sgemm.job" >"$T/out.json" 2>"$T/debug" ||
   { cat "$T/debug"; fail "tuning failed"; }
@@ -85,7 +90,7 @@ echo "cuda_tune: the table lists build failed 3, wrong result 1, runtime error 1
 # 2b. A program that loaded PTX is replayed from PTX.
 "$B/fakecuda/cuda_job_make" "$T/ptx.job" "$FP" "{\"source_file\": \"$S/tests/kernels/sgemm_tiled.cu\",
   \"kernel\": \"sgemm_tiled\", \"image\": \"ptx\", \"grid\": [8, 8], \"block\": [16, 16],
-  \"nvrtc_library\": \"$B/fakenvrtc/libnvrtc.so.13\",
+  \"nvrtc_library\": \"$NVRTC\",
   \"args\": [{\"int\": 128}, {\"int\": 128}, {\"int\": 64}, {\"f32\": 8192, \"const\": true, \"seed\": 1},
     {\"f32\": 8192, \"const\": true, \"seed\": 2}, {\"f32\": 16384, \"zero\": true}]}"
 AOE_LOG_LEVEL=debug TUNE_BANK_PATH=$T/bank2b aoe tune --dry-run "$T/ptx.job" >"$T/ptx.out" 2>"$T/ptx.err" ||
@@ -106,11 +111,23 @@ grep -q "aoe tune: .*cuda: no NVRTC library: tried $T/gone/libnvrtc.so.13 (no su
   "$T/nolib.err" || fail "no NVRTC: $(cat "$T/nolib.err")"
 [ "$(grep -c 'aoe tune: ' "$T/nolib.err")" = 1 ] || fail "no NVRTC: not one message: $(cat "$T/nolib.err")"
 grep -q '^sgemm_tiled .*FAILED' "$T/nolib.out" || fail "no NVRTC: no FAILED row: $(cat "$T/nolib.out")"
-echo "cuda_tune: no NVRTC library: one message naming what was tried, exit 1"
+# ... and one others may replace is never loaded (a job is untrusted input)
+mkdir -m 777 "$T/open"
+cp "$B/fakenvrtc/libnvrtc.so.13" "$T/open/"
+sgemm "$T/open.job" "$T/open/libnvrtc.so.13"
+set +e
+LD_PRELOAD="$KERNELS" TUNE_BANK_PATH=$T/bank3b /lib64/ld-linux-x86-64.so.2 --inhibit-cache \
+  "$B/bin/aoe" tune "$T/open.job" >"$T/open.out" 2>"$T/open.err"
+rc=$?
+set -e
+[ "$rc" = 1 ] || fail "open NVRTC: exit $rc: $(cat "$T/open.err")"
+grep -q "no NVRTC library: tried $T/open/libnvrtc.so.13 (in a directory others may write)" "$T/open.err" ||
+  fail "open NVRTC: $(cat "$T/open.err")"
+echo "cuda_tune: no NVRTC library: one message naming what was tried, exit 1; a library others may write is never loaded"
 
 # 4. A CUDA kernel without a declaration (auto-defines off): nothing to tune.
 "$B/fakecuda/cuda_job_make" "$T/vadd.job" "$FP" "{\"source_file\": \"$S/tests/kernels/vadd.cu\",
-  \"kernel\": \"vadd\", \"grid\": [4], \"block\": [256], \"nvrtc_library\": \"$B/fakenvrtc/libnvrtc.so.13\",
+  \"kernel\": \"vadd\", \"grid\": [4], \"block\": [256], \"nvrtc_library\": \"$NVRTC\",
   \"args\": [{\"f32\": 1024, \"zero\": true}, {\"f32\": 1024, \"const\": true, \"seed\": 3},
     {\"f32\": 1024, \"const\": true, \"seed\": 4}, {\"int\": 1024}]}"
 set +e
@@ -125,7 +142,7 @@ echo "cuda_tune: a CUDA kernel without a declaration: nothing to tune"
 # 5. A launch the driver rejects (a block of 2048 threads): the job fails
 # with the driver's answer, once, no crash.
 "$B/fakecuda/cuda_job_make" "$T/bigblock.job" "$FP" "{\"source_file\": \"$S/tests/kernels/vadd.cu\",
-  \"kernel\": \"vadd\", \"grid\": [1], \"block\": [2048], \"nvrtc_library\": \"$B/fakenvrtc/libnvrtc.so.13\",
+  \"kernel\": \"vadd\", \"grid\": [1], \"block\": [2048], \"nvrtc_library\": \"$NVRTC\",
   \"args\": [{\"f32\": 2048, \"zero\": true}, {\"f32\": 2048, \"const\": true, \"seed\": 3},
     {\"f32\": 2048, \"const\": true, \"seed\": 4}, {\"int\": 2048}]}"
 set +e
