@@ -65,7 +65,7 @@ field 'j["failed_by_reason"]["runtime error"]["example"]' <<<"$j" |
   grep -q 'illegal address (CUDA_ERROR_ILLEGAL_ADDRESS .*the worker is replaced' || fail "fault reason: $j"
 [ "$(field 'j["failed_by_reason"]["build failed"]["count"]' <<<"$j")" = 3 ] || fail "build failed: $j"
 field 'j["failed_by_reason"]["build failed"]["example"]' <<<"$j" |
-  grep -q '#error directive: WPT above 4' || fail "build failed reason: $j"
+  grep -q '#error directive: WPT 8 needs' || fail "build failed reason: $j"
 ! grep -qi 'crash\|sanitizer' "$T/debug" || fail "a crash: $(cat "$T/debug")"
 # brute force measures rows in order: the fault (row 9, TS=32 WPT=2) comes
 # before the optimum (row 10), which a fresh worker measured
