@@ -117,6 +117,13 @@ void aoe_job_free(aoe_job *job);
  * for a format 1 and a format 2 file of one launch. */
 aoe_key aoe_job_compute_key(const aoe_job *job);
 
+/* The launch in threads, as the tuner speaks of sizes (tunables rules'
+ * G0..G2 and L0..L2, policies, aoe_exec_launch): global = work items in
+ * all, local = per group. A GRID_BLOCK job's global is grid x block and its
+ * local its block (has_local always 1); a GLOBAL_LOCAL job's are its own. */
+void aoe_job_launch_sizes(const aoe_job *job, uint64_t global[3], uint64_t local[3],
+                          int *has_local);
+
 /* The program kind, SOURCE or BINARY following which of source/binary is set
  * when program_kind was left zero. */
 aoe_job_prog_kind aoe_job_program_kind(const aoe_job *job);

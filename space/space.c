@@ -301,9 +301,12 @@ aoe_space *aoe_space_build(const aoe_job *job, const aoe_device_limits *lim,
         return NULL;
     }
     sp->work_dim = job->work_dim > 3 ? 3 : job->work_dim;
+    uint64_t global[3], local[3];
+    int has_local;
+    aoe_job_launch_sizes(job, global, local, &has_local); /* threads, for any launch kind */
     for (uint32_t d = 0; d < sp->work_dim; d++) {
-        sp->global[d] = job->global[d];
-        sp->local[d] = job->has_local ? job->local[d] : 0;
+        sp->global[d] = global[d];
+        sp->local[d] = has_local ? local[d] : 0;
     }
     if (lim) sp->lim = *lim;
     sp->tol = (aoe_tolerance){AOE_TOLERANCE_REL_L2, AOE_TOLERANCE_MAX_ABS, false};
@@ -318,10 +321,22 @@ aoe_space *aoe_space_build(const aoe_job *job, const aoe_device_limits *lim,
          * reorders a float reduction is rejected, not tolerated. */
         sp->tol.exact = true;
     }
-    if (!job->has_local && !(sp->has_decl && sp->decl.n_local_rules) &&
+    /* A grid/block launch's block is baked into its kernel: never searched. */
+    int grid = job->launch_kind == AOE_LAUNCH_GRID_BLOCK;
+    if (!grid && !has_local && !(sp->has_decl && sp->decl.n_local_rules) &&
         add_workgroup(sp, err, errlen))
         goto bad;
     if (opt && opt->auto_defines && add_autodefines(sp, job, err, errlen)) goto bad;
+    if (!sp->n_params && grid) {
+        aoe_errf(
+            err, errlen,
+            "nothing to tune for kernel %s: no tunables declaration matches it%s (a grid/block "
+            "launch's sizes are never searched)",
+            job->kernel_name,
+            opt && opt->auto_defines ? " and it has no #ifndef defaults"
+                                     : " (auto-defines are off)");
+        goto bad;
+    }
     if (!sp->n_params) {
         aoe_errf(err, errlen,
                  "nothing to tune for kernel %s: it has its own local size, no "

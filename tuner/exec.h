@@ -1,4 +1,4 @@
-/* The executor contract, version 2: the small primitives one runtime provides
+/* The executor contract, version 3: the small primitives one runtime provides
  * to replay a job's kernel on its device (tuner/exec_<runtime>.c). Everything
  * runtime-neutral (warm-up, the verified first run, the timed loop, the
  * program cache, parallel builds, synthetic data, poison and guard bytes)
@@ -121,6 +121,14 @@ typedef struct aoe_exec_ops {
      * a reason starting with its category ("wrong result: ..."). NULL: none. */
     int (*check)(const aoe_job *job, uint32_t arg, const uint8_t *ref, const uint8_t *got,
                  uint64_t size, char *reason, size_t len);
+    /* 1 when the device state of the open job is lost after a failed
+     * primitive: a sticky error (CUDA's illegal address, launch failure, ...)
+     * leaves the context unusable for every later call. The failed variant
+     * is reported as such, and the worker then exits after its reply and the
+     * runner starts a fresh one for the next variant (runner_worker.h,
+     * aoe_wrep.retire): one worker is lost, never the tuner or the job.
+     * NULL: never. */
+    int (*lost)(aoe_exec *ex);
 } aoe_exec_ops;
 
 /* ops's field f when its version has it (version 3 fields), else 0/NULL. */

@@ -11,7 +11,6 @@
  * libraries are real or the test doubles. The cuBLASLt side (descriptors,
  * heuristic, algorithms, candidates): exec_cublas_algo.c. */
 #include "core/config.h"
-#include "store/fingerprint.h"
 #include "tuner/exec_cublas_internal.h"
 #include "tuner/exec_gemm_fill.h"
 #include "tuner/exec_gemm_tolerance.h"
@@ -23,37 +22,6 @@
 #include <string.h>
 
 static int program_tag; /* a library call has no program: every build is this */
-
-static aoe_exec_status check_device(aoe_exec *ex, const aoe_job *job, char *detail, size_t len)
-{
-    int count = 0, drv = 0, sms = 0, ccmaj = 0, ccmin = 0;
-    char name[256], fp[512];
-    CU_CHECK(ex, cuInit, (0), AOE_EXEC_NO_DEVICE);
-    CU_CHECK(ex, cuDeviceGetCount, (&count), AOE_EXEC_NO_DEVICE);
-    if (count < 1) {
-        snprintf(detail, len, "cuda: no CUDA device");
-        return AOE_EXEC_NO_DEVICE;
-    }
-    /* The first device whose fingerprint is the job's. */
-    for (int i = 0; i < count; i++) {
-        CU_CHECK(ex, cuDeviceGet, (&ex->dev, i), AOE_EXEC_NO_DEVICE);
-        CU_CHECK(ex, cuDeviceGetName, (name, sizeof name, ex->dev), AOE_EXEC_NO_DEVICE);
-        CU_CHECK(ex, cuDriverGetVersion, (&drv), AOE_EXEC_NO_DEVICE);
-        CU_CHECK(ex, cuDeviceGetAttribute,
-                 (&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, ex->dev), AOE_EXEC_NO_DEVICE);
-        CU_CHECK(ex, cuDeviceGetAttribute,
-                 (&ccmaj, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, ex->dev),
-                 AOE_EXEC_NO_DEVICE);
-        CU_CHECK(ex, cuDeviceGetAttribute,
-                 (&ccmin, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, ex->dev),
-                 AOE_EXEC_NO_DEVICE);
-        aoe_fingerprint_cuda(fp, sizeof fp, name, drv, (unsigned)sms, ccmaj, ccmin);
-        if (!strcmp(fp, job->fingerprint)) return AOE_EXEC_OK;
-    }
-    snprintf(detail, len, "cuda: the job is for device '%s', this machine has '%s'",
-             job->fingerprint, fp);
-    return AOE_EXEC_UNSUPPORTED;
-}
 
 /* The cuBLAS handle of a cuBLAS-path job's default: the executor's stream
  * (the NULL stream its events are recorded on), then the job's workspace
@@ -133,10 +101,8 @@ static aoe_exec_status gemm_open(const aoe_job *job, aoe_exec **out, char *detai
                  d->library, d->library_version, have);
         return AOE_EXEC_UNSUPPORTED;
     }
-    if ((st = check_device(ex, job, detail, len))) return st;
-    CU_CHECK(ex, cuDevicePrimaryCtxRetain, (&ex->ctx, ex->dev), AOE_EXEC_NO_DEVICE);
-    ex->ctx_retained = 1;
-    CU_CHECK(ex, cuCtxSetCurrent, (ex->ctx), AOE_EXEC_NO_DEVICE);
+    if ((st = aoe_cuda_device_open(&ex->api.cu, job->fingerprint, &ex->dev, detail, len)))
+        return st;
     LT_CHECK(ex, cublasLtCreate, (&ex->lt), AOE_EXEC_RUNTIME_ERROR);
     if ((st = aoe_cublas_describe(ex, detail, len))) return st;
     st = aoe_cublas_heuristic(ex, detail, len);
@@ -146,11 +112,11 @@ static aoe_exec_status gemm_open(const aoe_job *job, aoe_exec **out, char *detai
     CU_CHECK(ex, cuEventCreate, (&ex->ev[0], CU_EVENT_DEFAULT), AOE_EXEC_RUNTIME_ERROR);
     CU_CHECK(ex, cuEventCreate, (&ex->ev[1], CU_EVENT_DEFAULT), AOE_EXEC_RUNTIME_ERROR);
     if (d->workspace_limit) {
-        CUresult r = ex->api.cuMemAlloc(&ex->workspace, d->workspace_limit);
+        CUresult r = ex->api.cu.cuMemAlloc(&ex->workspace, d->workspace_limit);
         if (r != CUDA_SUCCESS) {
             snprintf(detail, len, "cublas: the workspace of %llu bytes: %s: %s",
                      (unsigned long long)d->workspace_limit, AOE_CU_NAME(cuMemAlloc),
-                     aoe_cuda_error_name(&ex->api, r));
+                     aoe_cuda_error_name(&ex->api.cu, r));
             return r == CUDA_ERROR_OUT_OF_MEMORY ? AOE_EXEC_OUT_OF_MEMORY : AOE_EXEC_RUNTIME_ERROR;
         }
     }
@@ -170,7 +136,7 @@ static aoe_exec_status gemm_open(const aoe_job *job, aoe_exec **out, char *detai
     if (ex->blas_path && (st = blas_handle(ex, detail, len))) return st;
     /* Enough copies of A and B that the runs in between overflow the L2. */
     int l2 = 0;
-    CU_CHECK(ex, cuDeviceGetAttribute, (&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, ex->dev),
+    CU_CHECK(ex, cuDeviceGetAttribute, (&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, ex->dev.dev),
              AOE_EXEC_RUNTIME_ERROR);
     uint64_t ab =
         aoe_gemm_operand_bytes(d, AOE_GEMM_ARG_A) + aoe_gemm_operand_bytes(d, AOE_GEMM_ARG_B);
@@ -219,7 +185,7 @@ static aoe_exec_status gemm_buffer(aoe_exec *ex, uint32_t arg, uint64_t size, ui
         ex->rot[arg][0] = b->data;
         for (unsigned c = 1; c < ex->ncopies; c++) {
             CUdeviceptr p;
-            if (ex->api.cuMemAlloc(&p, size + 256 + align[arg]) != CUDA_SUCCESS) {
+            if (ex->api.cu.cuMemAlloc(&p, size + 256 + align[arg]) != CUDA_SUCCESS) {
                 ex->ncopies = c; /* fewer copies: warmer caches, still correct */
                 break;
             }
@@ -429,25 +395,25 @@ static void gemm_close(aoe_exec *ex)
     if (!ex) return;
     aoe_cublas_api *a = &ex->api;
     if (ex->blas) a->cublasDestroy_v2(ex->blas); /* before the workspace it holds */
-    if (ex->ctx_retained) {
+    if (ex->dev.retained) {
         for (int i = 0; i < NOPS; i++) {
-            if (ex->buf[i].alloc) a->cuMemFree(ex->buf[i].alloc);
-            if (ex->buf[i].init) a->cuMemFree(ex->buf[i].init);
+            if (ex->buf[i].alloc) a->cu.cuMemFree(ex->buf[i].alloc);
+            if (ex->buf[i].init) a->cu.cuMemFree(ex->buf[i].init);
         }
         for (int i = 0; i < 2; i++)
             for (int c = 1; c < ROTATE_MAX; c++)
-                if (ex->rot_alloc[i][c]) a->cuMemFree(ex->rot_alloc[i][c]);
-        if (ex->workspace) a->cuMemFree(ex->workspace);
-        if (ex->scalars) a->cuMemFree(ex->scalars);
+                if (ex->rot_alloc[i][c]) a->cu.cuMemFree(ex->rot_alloc[i][c]);
+        if (ex->workspace) a->cu.cuMemFree(ex->workspace);
+        if (ex->scalars) a->cu.cuMemFree(ex->scalars);
         for (int i = 0; i < 2; i++)
-            if (ex->ev[i]) a->cuEventDestroy(ex->ev[i]);
+            if (ex->ev[i]) a->cu.cuEventDestroy(ex->ev[i]);
     }
     if (ex->pref) a->cublasLtMatmulPreferenceDestroy(ex->pref);
     for (int i = 0; i < 4; i++)
         if (ex->lay[i]) a->cublasLtMatrixLayoutDestroy(ex->lay[i]);
     if (ex->op) a->cublasLtMatmulDescDestroy(ex->op);
     if (ex->lt) a->cublasLtDestroy(ex->lt);
-    if (ex->ctx_retained) a->cuDevicePrimaryCtxRelease(ex->dev);
+    aoe_cuda_device_close(&a->cu, &ex->dev);
     aoe_cublas_api_unload(a);
     free(ex);
 }

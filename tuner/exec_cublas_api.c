@@ -56,7 +56,7 @@ int aoe_cublas_api_load(aoe_cublas_api *api, unsigned major, int want_blas, cons
     memset(api, 0, sizeof *api);
     if (lib_dir && !*lib_dir) lib_dir = NULL;
     if (lib_dir && dir_ok(lib_dir, err, errlen)) return -1;
-    if (!(api->cuda = open_lib("libcuda.so.1", NULL, err, errlen))) return -1;
+    if (aoe_cuda_driver_load(&api->cu, err, errlen)) return -1;
     snprintf(soname, sizeof soname, "libcublasLt.so.%u", major);
     if (!(api->lt = open_lib(soname, lib_dir, err, errlen))) return -1;
 #define AOE_API_LOAD(h, label, f)                                                                  \
@@ -64,11 +64,8 @@ int aoe_cublas_api_load(aoe_cublas_api *api, unsigned major, int want_blas, cons
         snprintf(err, errlen, "%s has no %s", label, AOE_CU_NAME(f));                              \
         return -1;                                                                                 \
     }
-#define AOE_LOAD_CUDA(f) AOE_API_LOAD(cuda, "libcuda.so.1", f)
 #define AOE_LOAD_LT(f) AOE_API_LOAD(lt, soname, f)
-    AOE_CUDA_DRIVER_FUNCS(AOE_LOAD_CUDA)
     AOE_CUBLASLT_FUNCS(AOE_LOAD_LT)
-#undef AOE_LOAD_CUDA
 #undef AOE_LOAD_LT
     if (want_blas) {
         snprintf(soname, sizeof soname, "libcublas.so.%u", major);
@@ -98,15 +95,8 @@ void aoe_cublas_api_unload(aoe_cublas_api *api)
     /* the libraries before the driver they call */
     if (api->blas) dlclose(api->blas);
     if (api->lt) dlclose(api->lt);
-    if (api->cuda) dlclose(api->cuda);
+    aoe_cuda_driver_unload(&api->cu);
     memset(api, 0, sizeof *api);
-}
-
-const char *aoe_cuda_error_name(const aoe_cublas_api *api, CUresult r)
-{
-    const char *s = NULL;
-    if (api->cuGetErrorName && !api->cuGetErrorName(r, &s) && s) return s;
-    return "an unknown CUDA error";
 }
 
 const char *aoe_cublas_status_name(const aoe_cublas_api *api, cublasStatus_t s)

@@ -1,4 +1,4 @@
-/* The CUDA driver, cuBLASLt and (for a cuBLAS-path job) cuBLAS entry points
+/* The CUDA driver (exec_cuda_driver.h), cuBLASLt and (for a cuBLAS-path job) cuBLAS entry points
  * the GEMM executor calls, loaded with dlopen/dlsym (aoe links no CUDA
  * library). Names are resolved as the libraries export them: cuda.h's macros
  * turn cuMemAlloc into cuMemAlloc_v2, and the string looked up is that
@@ -8,32 +8,9 @@
 
 #include <cublasLt.h>
 #include <cublas_v2.h>
-#include <cuda.h>
+#include "tuner/exec_cuda_driver.h"
 #include <stddef.h>
 #include <stdint.h>
-
-#define AOE_CUDA_DRIVER_FUNCS(X)                                                                   \
-    X(cuInit)                                                                                      \
-    X(cuDriverGetVersion)                                                                          \
-    X(cuDeviceGetCount)                                                                            \
-    X(cuDeviceGet)                                                                                 \
-    X(cuDeviceGetName)                                                                             \
-    X(cuDeviceGetAttribute)                                                                        \
-    X(cuDevicePrimaryCtxRetain)                                                                    \
-    X(cuDevicePrimaryCtxRelease)                                                                   \
-    X(cuCtxSetCurrent)                                                                             \
-    X(cuMemAlloc)                                                                                  \
-    X(cuMemFree)                                                                                   \
-    X(cuMemcpyHtoD)                                                                                \
-    X(cuMemcpyDtoH)                                                                                \
-    X(cuMemcpyDtoD)                                                                                \
-    X(cuMemsetD8)                                                                                  \
-    X(cuEventCreate)                                                                               \
-    X(cuEventDestroy)                                                                              \
-    X(cuEventRecord)                                                                               \
-    X(cuEventSynchronize)                                                                          \
-    X(cuEventElapsedTime)                                                                          \
-    X(cuGetErrorName)
 
 #define AOE_CUBLASLT_FUNCS(X)                                                                      \
     X(cublasLtCreate)                                                                              \
@@ -75,9 +52,9 @@
     X(cublasGemmStridedBatchedEx_64)
 
 typedef struct {
-    void *cuda, *lt, *blas; /* dlopen handles (blas: a cuBLAS-path job only) */
+    aoe_cuda_driver cu; /* libcuda.so.1 (exec_cuda_driver.h) */
+    void *lt, *blas;    /* dlopen handles (blas: a cuBLAS-path job only) */
 #define AOE_API_FIELD(f) __typeof__(&f) f;
-    AOE_CUDA_DRIVER_FUNCS(AOE_API_FIELD)
     AOE_CUBLASLT_FUNCS(AOE_API_FIELD)
     AOE_CUBLAS_FUNCS(AOE_API_FIELD)
     AOE_CUBLAS_FUNCS_64(AOE_API_FIELD)
@@ -93,12 +70,7 @@ int aoe_cublas_api_load(aoe_cublas_api *api, unsigned major, int want_blas, cons
                         char *err, size_t errlen);
 void aoe_cublas_api_unload(aoe_cublas_api *api);
 
-/* "cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY" style names of results. */
-const char *aoe_cuda_error_name(const aoe_cublas_api *api, CUresult r);
+/* "CUBLAS_STATUS_NOT_SUPPORTED" style names of results. */
 const char *aoe_cublas_status_name(const aoe_cublas_api *api, cublasStatus_t s);
-
-/* The name a function is exported under ("cuMemAlloc_v2"). */
-#define AOE_CU_NAME(f) AOE_CU_NAME_(f)
-#define AOE_CU_NAME_(f) #f
 
 #endif

@@ -25,9 +25,7 @@ struct aoe_exec {
     aoe_cublas_api api;
     aoe_gemm_desc d;
     const aoe_job *job;
-    CUdevice dev;
-    CUcontext ctx;
-    int ctx_retained;
+    aoe_cuda_device dev; /* the job's device, its primary context retained */
     cublasLtHandle_t lt;
     int blas_path;       /* a cuBLAS-path job: the default is cuBLAS' own call */
     cublasHandle_t blas; /* ... on this handle (workspace, stream, pointer mode set) */
@@ -54,9 +52,10 @@ struct aoe_exec {
  * (the name as exported) into detail, and the status st (out of memory as such). */
 #define CU_CHECK(ex, fn, args, st)                                                                 \
     do {                                                                                           \
-        CUresult r_ = (ex)->api.fn args;                                                           \
+        CUresult r_ = (ex)->api.cu.fn args;                                                        \
         if (r_ != CUDA_SUCCESS) {                                                                  \
-            snprintf(detail, len, "%s: %s", AOE_CU_NAME(fn), aoe_cuda_error_name(&(ex)->api, r_)); \
+            snprintf(detail, len, "%s: %s", AOE_CU_NAME(fn),                                       \
+                     aoe_cuda_error_name(&(ex)->api.cu, r_));                                      \
             return r_ == CUDA_ERROR_OUT_OF_MEMORY ? AOE_EXEC_OUT_OF_MEMORY : (st);                 \
         }                                                                                          \
     } while (0)

@@ -4,10 +4,11 @@
 #ifndef AOE_EXEC_LIST_H
 #define AOE_EXEC_LIST_H
 
-/* cublas (tuner/exec_cublas*.c: GEMM library calls) needs the CUDA headers
- * at build time only (AOE_HAVE_CUDA; it dlopens the libraries). */
+/* cublas (tuner/exec_cublas*.c: GEMM library calls) and cuda
+ * (tuner/exec_cuda*.c: NVRTC-compiled kernels) need the CUDA headers at build
+ * time only (AOE_HAVE_CUDA; they dlopen the libraries). */
 #ifdef AOE_HAVE_CUDA
-#define AOE_EXECUTORS(X) X(opencl) X(cublas)
+#define AOE_EXECUTORS(X) X(opencl) X(cublas) X(cuda)
 #else
 #define AOE_EXECUTORS(X) X(opencl)
 #endif

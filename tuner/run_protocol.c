@@ -213,12 +213,13 @@ static aoe_exec_status variant(aoe_protocol *p, const aoe_policy *pol, aoe_exec_
     l->work_dim = job->work_dim;
     for (int d = 0; d < 3; d++) l->global[d] = 1;
     if (!pol) {
+        uint64_t global[3], local[3];
         snprintf(options, OPTIONS_LEN, "%s", job->options ? job->options : "");
+        aoe_job_launch_sizes(job, global, local, &l->has_local); /* threads */
         for (uint32_t d = 0; d < job->work_dim && d < 3; d++) {
-            l->global[d] = job->global[d];
-            l->local[d] = job->local[d];
+            l->global[d] = global[d];
+            l->local[d] = local[d];
         }
-        l->has_local = job->has_local;
         return AOE_EXEC_OK;
     }
     aoe_exec_status st =

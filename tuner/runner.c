@@ -81,6 +81,11 @@ static aoe_exec_status ask(tctx *c, const aoe_wreq *q, const void *extra, size_t
         rep->default_ran = 0;
         return rep->status = aoe_worker_failure(c->w);
     }
+    if (rep->retire) { /* its device state is lost: the next call starts a fresh worker */
+        AOE_DEBUG("the worker lost its device state (%s); replacing it", rep->reason);
+        aoe_worker_stop(c->w);
+        c->w = NULL;
+    }
     return rep->status;
 }
 
@@ -263,20 +268,26 @@ static double eval(void *ctx, size_t config)
 
 static void default_policy(const aoe_job *job, aoe_policy *p)
 {
+    uint64_t global[3], local[3];
+    int has_local;
     memset(p, 0, sizeof *p);
     p->work_dim = job->work_dim;
+    aoe_job_launch_sizes(job, global, local, &has_local); /* threads */
     for (uint32_t d = 0; d < job->work_dim && d < 3; d++) {
-        p->global[d] = job->global[d];
-        p->local[d] = job->has_local ? job->local[d] : 0;
+        p->global[d] = global[d];
+        p->local[d] = has_local ? local[d] : 0;
     }
 }
 
 static void describe(const aoe_job *job, const aoe_policy *p, char *out, size_t len)
 {
+    uint64_t global[3], local[3];
+    int has_local;
+    aoe_job_launch_sizes(job, global, local, &has_local); /* threads */
     size_t n = (size_t)snprintf(out, len, "%s%s", job->kernel_name,
                                 job->op == AOE_OP_LIBRARY_CALL ? "" : " global=");
     for (uint32_t d = 0; d < job->work_dim && d < 3 && n < len; d++)
-        n += (size_t)snprintf(out + n, len - n, "%s%" PRIu64, d ? "x" : "", job->global[d]);
+        n += (size_t)snprintf(out + n, len - n, "%s%" PRIu64, d ? "x" : "", global[d]);
     if (n < len) n += (size_t)snprintf(out + n, len - n, " policy:");
     if (!p->n_params && n < len) n += (size_t)snprintf(out + n, len - n, " default");
     for (uint32_t i = 0; i < p->n_params && i < AOE_MAX_PARAMS && n < len; i++)

@@ -315,6 +315,8 @@ static void do_measure(wstate *s, const aoe_wreq *q, aoe_wrep *r)
     } else {
         st = aoe_protocol_measure(s->ex, pol, &o, verify, s, &r->timing, err, sizeof err);
     }
+    int (*lost)(aoe_exec *) = AOE_EXEC_V3(s->ops, lost);
+    r->retire = st && lost && lost(aoe_protocol_exec(s->ex));
     if (st && s->reason[0]) { /* the verification's reason names its category */
         r->status = st;
         snprintf(r->reason, sizeof r->reason, "%s", s->reason);
@@ -384,7 +386,7 @@ int aoe_runner_worker_main(void *ctx, int fd)
             do_prepare(&s, &q, fd, &r);
         else
             snprintf(r.reason, sizeof r.reason, "runtime error: unknown request %d", q.op);
-        if (aoe_write_full(fd, &r, sizeof r)) break;
+        if (aoe_write_full(fd, &r, sizeof r) || r.retire) break;
     }
     aoe_protocol_close(s.ex);
     aoe_reference_free(&s.ref);

@@ -42,6 +42,8 @@ typedef struct {
     aoe_timing timing;
     aoe_device_limits limits;
     uint32_t outputs; /* OPEN: buffers verified as pure outputs (poisoned) */
+    int retire;       /* the executor lost the device state (ops->lost): the worker
+                         exits after this reply; the runner starts a fresh one */
     char reason[1024];
 } aoe_wrep;
 

@@ -31,6 +31,9 @@ typedef struct {
     const char *variant; /* the entry point called, e.g. "cuLaunchKernel_ptsz" */
     /* the driver's define lookup (a kernel library need not link the driver) */
     long long (*define)(const void *image, const char *name, long long dflt);
+    /* the driver's clock and fault (fcu_fault.c): see fakecuda_advance / fakecuda_fault */
+    void (*advance_us)(double us);
+    void (*fault)(int cuda_error);
 } fakecuda_launch;
 
 typedef struct {
@@ -42,6 +45,19 @@ typedef struct {
 static inline long long fakecuda_define(const fakecuda_launch *l, const char *name, long long dflt)
 {
     return l && l->define ? l->define(l->image, name, dflt) : dflt;
+}
+/* The kernel "takes" us microseconds: events recorded around it see them. */
+static inline void fakecuda_advance(const fakecuda_launch *l, double us)
+{
+    if (l && l->advance_us) l->advance_us(us);
+}
+/* The kernel faults with a sticky error (CUDA_ERROR_ILLEGAL_ADDRESS, ...):
+ * its launch still returns CUDA_SUCCESS (launches are asynchronous on a real
+ * GPU), then every call that needs the context answers that error, as the
+ * real driver does for a context it cannot use any more. */
+static inline void fakecuda_fault(const fakecuda_launch *l, int cuda_error)
+{
+    if (l && l->fault) l->fault(cuda_error);
 }
 /* The driver entry point the last launch on this thread went through
  * ("cuLaunchKernel", "cuLaunchKernelEx_ptsz", ...; "" before any). */

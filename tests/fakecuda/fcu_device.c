@@ -71,6 +71,7 @@ CUresult fcu_initialised(void)
 CUresult fcu_need_context(void)
 {
     CUresult r = fcu_initialised();
+    if (!r) r = fcu_sticky(); /* a context lost to a fault answers its error */
     return r ? r : current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
@@ -323,6 +324,11 @@ static const struct {
     {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    /* the sticky errors a fake kernel may report (fakecuda_fault) */
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
+     "an illegal memory access was encountered"},
+    {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+    {CUDA_ERROR_MISALIGNED_ADDRESS, "CUDA_ERROR_MISALIGNED_ADDRESS", "misaligned address"},
 };
 
 FCU_EXPORT CUresult cuGetErrorName(CUresult e, const char **s)

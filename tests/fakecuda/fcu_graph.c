@@ -189,7 +189,9 @@ static CUresult replay(int per_thread, CUgraphExec e, CUstream hs)
                              NULL,
                              n->f->mod,
                              names[per_thread],
-                             fcu_define};
+                             fcu_define,
+                             fakecuda_clock_advance_us,
+                             fcu_fault};
         n->f->host(&l);
     }
     return CUDA_SUCCESS;

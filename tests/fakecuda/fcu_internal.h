@@ -50,6 +50,10 @@ CUcontext fcu_current_context(void);
 int fcu_valid_range(CUdeviceptr p, size_t n);
 /* What fakecuda_last_launch answers on this thread from now (a graph replay). */
 void fcu_set_last_launch(const char *variant);
+/* The sticky error a fake kernel reported (fcu_fault.c), CUDA_SUCCESS while
+ * none: fcu_need_context answers it from then on. */
+CUresult fcu_sticky(void);
+void fcu_fault(int cuda_error);
 /* Simulated microseconds: the fake's own clock plus the fake cuBLAS ones. */
 double fcu_clock_now_us(void);
 

@@ -67,7 +67,9 @@ static CUresult launch(int variant, CUfunction hf, const unsigned grid[3], const
                          extra,
                          f->mod,
                          g_variant_names[variant],
-                         fcu_define};
+                         fcu_define,
+                         fakecuda_clock_advance_us,
+                         fcu_fault};
     f->host(&l);
     return CUDA_SUCCESS;
 }

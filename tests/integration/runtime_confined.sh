@@ -22,7 +22,7 @@ runtimes = [
      re.compile(r'<CL/|"CL/|\bcl_[a-z][a-z0-9_]*\b|\bCL_[A-Z][A-Z0-9_]*\b|\bcl[A-Z][A-Za-z0-9]*\b'
                 r'|libOpenCL'), False),
     # CUDA (cuBLAS, cuBLASLt, the driver, NVRTC): headers, types, constants, functions.
-    ([re.compile(r'^hooks/(cublas|cuda|nvrtc)[^/]*$'), re.compile(r'^tuner/exec_(cublas|gemm)[^/]*$')],
+    ([re.compile(r'^hooks/(cublas|cuda|nvrtc)[^/]*$'), re.compile(r'^tuner/exec_(cublas|cuda|gemm)[^/]*$')],
      re.compile(r'<cublas|<cuda|<nvrtc|\bnvrtc[A-Z][A-Za-z0-9_]*\b|\bNVRTC_[A-Z][A-Z0-9_]*\b'
                 r'|\bcublas[A-Z][A-Za-z0-9_]*\b|\bCUBLAS(LT)?_[A-Z][A-Z0-9_]*\b'
                 r'|\bcu[A-Z][a-z][A-Za-z0-9_]*\b|\bCUDA_[A-Z][A-Z0-9_]*\b|\bcuda[A-Z][A-Za-z0-9_]*\b'
@@ -53,7 +53,7 @@ PY
 }
 
 check "$S"
-echo "runtime_confined: OpenCL appears only in hooks/opencl* and tuner/exec_opencl*, CUDA only in hooks/{cublas,cuda,nvrtc}* and tuner/exec_{cublas,gemm}*"
+echo "runtime_confined: OpenCL appears only in hooks/opencl* and tuner/exec_opencl*, CUDA only in hooks/{cublas,cuda,nvrtc}* and tuner/exec_{cublas,cuda,gemm}*"
 
 mkdir -p "$T/src"
 for d in core store jobs space preload hooks tuner launch; do

@@ -92,25 +92,25 @@ Test(exec_status, executors_are_found_by_runtime_name)
     cr_expect_str_eq(cl->runtime, "opencl");
     aoe_job job = {.runtime = "opencl"};
     cr_expect_eq(aoe_exec_for(&job, why, sizeof why), &aoe_exec_opencl);
-    cr_expect_null(aoe_exec_find("cuda"));
+    cr_expect_null(aoe_exec_find("metal")); /* a runtime no build has */
     cr_expect_null(aoe_exec_find(NULL));
-    job.runtime = "cuda";
+    job.runtime = "metal";
     cr_expect_null(aoe_exec_for(&job, why, sizeof why));
-    cr_expect_str_eq(why, "no executor for runtime 'cuda' in this build");
+    cr_expect_str_eq(why, "no executor for runtime 'metal' in this build");
 }
 
 /* A job for a runtime this build has no executor for fails before any worker
  * starts, with one message and the status UNSUPPORTED (never retried). */
 Test(exec_status, a_job_without_executor_gets_one_clear_message)
 {
-    aoe_job job = {.runtime = "cuda", .kernel_name = "k", .work_dim = 1, .global = {1, 1, 1}};
+    aoe_job job = {.runtime = "metal", .kernel_name = "k", .work_dim = 1, .global = {1, 1, 1}};
     aoe_tune_options o = {
         .strategy = "brute", .max_evals = 4, .time_limit_s = 5, .variant_timeout_s = 5};
     aoe_tune_result r;
     cr_expect_eq(aoe_tune_job(&job, &o, &r), -1);
     cr_expect(!r.ok);
     cr_expect_eq(r.status, AOE_EXEC_UNSUPPORTED, "%s", aoe_exec_status_name(r.status));
-    cr_expect_str_eq(r.error, "no executor for runtime 'cuda' in this build");
+    cr_expect_str_eq(r.error, "no executor for runtime 'metal' in this build");
     cr_expect(!aoe_spool_transient(r.status));
 }
 
