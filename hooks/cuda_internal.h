@@ -85,7 +85,13 @@ typedef struct {
     int kind;           /* AOE_CU_IMAGE_* (hooks/cuda_image.h) */
     size_t len;         /* bytes hashed (0: not hashed) */
     uint64_t hash;      /* aoe_cu_image_hash of the image */
-    const char *origin; /* the NVRTC program that produced it (aoe_nvrtc_image_origin), or NULL */
+    const char *origin; /* the name of the NVRTC program that produced it, or NULL */
+    /* The NVRTC program that produced it (aoe_nvrtc_image_program; a
+     * reference held for good), what it loaded of it, and for an ELF cubin
+     * its kernels' parameter layouts (hooks/cuda_nvinfo.h), or NULL. */
+    const aoe_nvrtc_program *program;
+    int image_kind; /* AOE_NVRTC_IMAGE_CUBIN or _PTX */
+    struct aoe_cu_nvinfo *nvinfo;
 } aoe_cu_module;
 
 enum { AOE_CU_FN_NEW = 0, AOE_CU_FN_SIGHTING, AOE_CU_FN_READY };

@@ -5,6 +5,7 @@
  * launches are then recorded at first sight as made outside the shim). */
 #include "hooks/cuda_image.h"
 #include "hooks/cuda_internal.h"
+#include "hooks/cuda_nvinfo.h"
 
 #include "core/log.h"
 #include "launch/ptr_table.h"
@@ -43,8 +44,12 @@ void aoe_cu_track_module(const void *handle, const void *image, int kind)
     const void *start = image;
     m->kind = image ? aoe_cu_image_measure(image, &start, &m->len) : kind;
     if (m->len) m->hash = aoe_cu_image_hash(start, m->len);
-    if (m->len && aoe_nvrtc_image_origin)
-        m->origin = aoe_nvrtc_image_origin(start, m->len, m->hash);
+    if (m->len && aoe_nvrtc_image_program)
+        m->program = aoe_nvrtc_image_program(start, m->len, m->hash, &m->image_kind);
+    if (m->program) {
+        m->origin = m->program->name ? m->program->name : "?";
+        if (m->kind == AOE_CU_IMAGE_ELF) m->nvinfo = aoe_cu_nvinfo_read(start, m->len);
+    }
     AOE_DEBUG("CUDA module %p: kind %d, %zu bytes, hash %016llx%s%s", handle, m->kind, m->len,
               (unsigned long long)m->hash, m->origin ? ", from NVRTC program " : "",
               m->origin ? m->origin : "");
