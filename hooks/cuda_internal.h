@@ -52,7 +52,12 @@
     X(DEVICE_GET, "cuDeviceGet", "")                                                               \
     X(DEVICE_NAME, "cuDeviceGetName", "")                                                          \
     X(DEVICE_ATTR, "cuDeviceGetAttribute", "")                                                     \
-    X(DRIVER_VERSION, "cuDriverGetVersion", "")
+    X(DRIVER_VERSION, "cuDriverGetVersion", "")                                                    \
+    X(FUNC_PARAM_INFO, "cuFuncGetParamInfo", "")                                                   \
+    X(CTX_CURRENT, "cuCtxGetCurrent", "")                                                          \
+    X(MEM_RANGE, "cuMemGetAddressRange_v2", "")                                                    \
+    X(STREAM_SYNC, "cuStreamSynchronize", "")                                                      \
+    X(MEMCPY_DTOH, "cuMemcpyDtoH_v2", "")
 
 #define AOE_CU_ENUM(id, name, base) AOE_CUF_##id,
 enum {
@@ -140,11 +145,20 @@ aoe_cu_func *aoe_cu_find_or_add(const void *fn);
 void aoe_cu_track_atfork_child(void);
 
 /* ---- launches (cuda_launch.c) ---- */
+/* How a launch passes its parameters and what it asks of the driver. */
+enum {
+    AOE_CU_LAUNCH_PLAIN = 0, /* kernelParams, no attributes */
+    AOE_CU_LAUNCH_COOP,      /* cuLaunchCooperativeKernel */
+    AOE_CU_LAUNCH_ATTRS,     /* cuLaunchKernelEx with launch attributes */
+    AOE_CU_LAUNCH_PACKED,    /* parameters packed in `extra` */
+};
+
 typedef struct {
     unsigned grid[3], block[3], shared;
     CUstream stream;
     int per_thread;      /* a _ptsz entry point */
     const char *variant; /* its exported name */
+    int kind;            /* AOE_CU_LAUNCH_* */
 } aoe_cu_launch;
 
 /* Slow path: the first launch of fn (the record created when the shim never

@@ -6,6 +6,7 @@
 #include "hooks/cuda_image.h"
 #include "hooks/cuda_internal.h"
 #include "hooks/cuda_nvinfo.h"
+#include "hooks/cuda_tune.h"
 
 #include "core/log.h"
 #include "launch/ptr_table.h"
@@ -121,7 +122,11 @@ void aoe_cu_untrack_module(const void *handle)
 void aoe_cu_flush_counts(void)
 {
     int n = atomic_load(&g_nfuncs);
-    for (int i = 0; i < n && i < MAX_FUNCS; i++) aoe_untuned_flush(&g_func_pool[i].untuned);
+    for (int i = 0; i < n && i < MAX_FUNCS; i++) {
+        aoe_untuned_flush(&g_func_pool[i].untuned);
+        aoe_cu_tunable *t = atomic_load_explicit(&g_func_pool[i].tunable, memory_order_acquire);
+        if (t) aoe_cu_tune_flush(t);
+    }
 }
 
 void aoe_cu_track_atfork_child(void)

@@ -1,0 +1,90 @@
+/* The shim's tuning path for CUDA kernels (hooks/cuda_tune*.c,
+ * hooks/cuda_capture.c): what a tuned function's launches read
+ * (aoe_cu_tunable.launch), its shapes, and the entry points from the
+ * launch wrappers (hooks/cuda_launch.c). docs/design.md, "Tuning CUDA
+ * kernels". */
+#ifndef AOE_CUDA_TUNE_H
+#define AOE_CUDA_TUNE_H
+
+#include "hooks/cuda_internal.h"
+#include "hooks/cuda_nvinfo.h"
+#include "hooks/cuda_signature.h"
+#include "launch/counters.h"
+#include "launch/sight.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define AOE_CU_TUNE_MAX_PARAMS 64
+#define AOE_CU_TUNE_MAX_WORDS 16  /* scalars' bytes a shape holds, in 8-byte words */
+#define AOE_CU_TUNE_MAX_SHAPES 96 /* shapes kept per function (more: passed through) */
+
+/* One launch shape of a tuned function: immutable once published, never
+ * freed (a launch may hold it). */
+typedef struct {
+    unsigned grid[3], block[3], shared;
+    unsigned dim;                          /* 1 + the last dimension where grid or block is not 1 */
+    uint64_t nulls;                        /* bit k: pointer parameter k was NULL */
+    uint64_t words[AOE_CU_TUNE_MAX_WORDS]; /* the scalars' bytes, zero padded */
+    struct aoe_op *op;                     /* NULL: its launches pass through */
+    int no_subst; /* first seen while its stream was captured into a graph */
+} aoe_cu_shape;
+
+/* aoe_cu_tunable.launch: fixed at the function's first sight, then the
+ * launch path's state. */
+typedef struct {
+    uint32_t nparams, nptrs, nscalars;
+    uint8_t ptr_param[AOE_CU_TUNE_MAX_PARAMS]; /* parameter index of pointer k */
+    struct {
+        uint8_t param, word; /* parameter index, first word in aoe_cu_shape.words */
+        uint16_t size;
+    } scalar[AOE_CU_TUNE_MAX_PARAMS];
+    aoe_cu_param layout[AOE_CU_TUNE_MAX_PARAMS];
+    aoe_cu_sig_param sig[AOE_CU_TUNE_MAX_PARAMS];
+    const char *fingerprint; /* the device's (interned) */
+    char *options;           /* the program's options joined with single spaces */
+    char *runtime_extra;     /* the job's runtime_extra (JSON text) */
+    const char *source;      /* the program's */
+    /* the launch path */
+    _Atomic(const aoe_cu_shape *) last;
+    aoe_cu_shape *shapes[AOE_CU_TUNE_MAX_SHAPES]; /* under slow_lock */
+    int nshapes;
+    atomic_int slow_lock;
+    aoe_sight sight;
+    aoe_counts counts;
+    atomic_uint_least64_t broken_serial; /* the policy whose tuned launch was refused */
+    atomic_int said_other;               /* a launch the shim does not tune was noted */
+} aoe_cu_tuned;
+
+/* How a launch reaches the driver: the real entry point and, for
+ * cuLaunchKernelEx, the caller's configuration. */
+typedef struct {
+    void *real;
+    const CUlaunchConfig *cfg; /* NULL: cuLaunchKernel's ABI */
+    int per_thread;
+} aoe_cu_how;
+
+/* First sight of a function (hooks/cuda_tune.c): publishes r->tunable and
+ * returns 0 when the function is tuned; else the AOE_NT_* reason (detail in
+ * why) and nothing changed. */
+int aoe_cu_tune_decide(aoe_cu_func *r, const void *fn, const char *name, const aoe_cu_launch *l,
+                       char *why, size_t whylen);
+
+/* A launch of a tuned function (hooks/cuda_tune_launch.c). */
+CUresult aoe_cu_launch_tuned(const aoe_cu_how *how, aoe_cu_tunable *t, CUfunction f,
+                             const unsigned grid[3], const unsigned block[3], unsigned shared,
+                             CUstream s, void **params, void **extra);
+/* The tuned functions' launch counts into their operators (poller). */
+void aoe_cu_tune_flush(aoe_cu_tunable *t);
+
+/* The launch core's callbacks for a tuned function's launch (hooks/cuda_capture.c). */
+typedef struct {
+    aoe_cu_tuned *L;
+    void **params;
+    CUstream stream;
+    int per_thread;
+    int synced; /* the stream was synchronised for this capture */
+} aoe_cu_capture_ctx;
+extern const aoe_launch_runtime aoe_cu_launch_runtime;
+
+#endif
