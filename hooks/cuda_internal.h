@@ -42,7 +42,7 @@
     X(LAUNCH_EX_PT, "cuLaunchKernelEx_ptsz", "cuLaunchKernelEx")                                   \
     X(LAUNCH_COOP, "cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel")                       \
     X(LAUNCH_COOP_PT, "cuLaunchCooperativeKernel_ptsz", "cuLaunchCooperativeKernel")
-/* ... and the ones only called (first sight, fingerprint). */
+/* ... and the ones only called (first sight, fingerprint, variant builds). */
 #define AOE_CU_CALLED(X)                                                                           \
     X(FUNC_NAME, "cuFuncGetName", "")                                                              \
     X(KERNEL_NAME, "cuKernelGetName", "")                                                          \
@@ -57,7 +57,10 @@
     X(CTX_CURRENT, "cuCtxGetCurrent", "")                                                          \
     X(MEM_RANGE, "cuMemGetAddressRange_v2", "")                                                    \
     X(STREAM_SYNC, "cuStreamSynchronize", "")                                                      \
-    X(MEMCPY_DTOH, "cuMemcpyDtoH_v2", "")
+    X(MEMCPY_DTOH, "cuMemcpyDtoH_v2", "")                                                          \
+    X(CTX_PUSH, "cuCtxPushCurrent_v2", "")                                                         \
+    X(CTX_POP, "cuCtxPopCurrent_v2", "")                                                           \
+    X(ERROR_NAME, "cuGetErrorName", "")
 
 #define AOE_CU_ENUM(id, name, base) AOE_CUF_##id,
 enum {

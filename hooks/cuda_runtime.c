@@ -5,6 +5,7 @@
  * runtime's, never the driver's), and the table of wrapped and called
  * entry points. Nothing here calls CUDA: dlsym may ask at any time. */
 #include "hooks/cuda_internal.h"
+#include "hooks/cuda_variant.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -26,7 +27,7 @@ const aoe_runtime aoe_runtime_cuda = {
     .wrapper_for = aoe_cu_wrapper_for,
     .wrapper_for_version = NULL, /* cuGetProcAddress is wrapped itself (cuda_procaddr.c) */
     .real_for = aoe_cu_real_for,
-    .build_variants = NULL, /* nothing tuned yet */
+    .build_variants = aoe_cu_build_variants, /* the poller thread (cuda_variant.c) */
     .flush_counts = aoe_cu_flush_counts,
     .atfork_child = aoe_cu_atfork_child,
 };
@@ -90,4 +91,5 @@ void aoe_cu_atfork_child(void)
     aoe_cu_device_atfork_child();
     aoe_cu_track_atfork_child();
     aoe_cu_launch_atfork_child();
+    aoe_cu_variant_atfork_child();
 }

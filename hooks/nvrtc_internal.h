@@ -26,7 +26,9 @@
     X(nvrtcGetCUBINSize)                                                                           \
     X(nvrtcGetPTXSize)                                                                             \
     X(nvrtcGetLoweredName)                                                                         \
-    X(nvrtcGetErrorString)
+    X(nvrtcGetErrorString)                                                                         \
+    X(nvrtcGetProgramLogSize)                                                                      \
+    X(nvrtcGetProgramLog)
 
 #define AOE_NV_ENUM(fn) AOE_NVF_##fn,
 enum { AOE_NV_WRAPPED(AOE_NV_ENUM) AOE_NV_CALLED(AOE_NV_ENUM) AOE_NVF_COUNT };

@@ -48,5 +48,10 @@ static inline long long fakecuda_define(const fakecuda_launch *l, const char *na
 const char *fakecuda_last_launch(void);
 /* Launches that went through entry point variant (as above) in this process. */
 unsigned long fakecuda_launches(const char *variant);
+/* The context that was current when the module of function fn (a
+ * CUfunction or CUkernel) was loaded (NULL for a library), and the thread
+ * that loaded it (pthread_self): where a module was made. */
+void *fakecuda_module_context(void *fn);
+unsigned long fakecuda_module_loader(void *fn);
 
 #endif

@@ -269,6 +269,11 @@ FCU_EXPORT CUresult cuCtxGetCurrent(CUcontext *ctx)
     return CUDA_SUCCESS;
 }
 
+CUcontext fcu_current_context(void)
+{
+    return current;
+}
+
 FCU_EXPORT CUresult cuCtxGetDevice(CUdevice *d)
 {
     CUresult r = fcu_need_context();

@@ -42,6 +42,8 @@ const fcu_device *fcu_dev(void);
 CUresult fcu_initialised(void);
 /* cuInit done and a context current on this thread (CUDA_ERROR_INVALID_CONTEXT). */
 CUresult fcu_need_context(void);
+/* The context current on this thread, or NULL. */
+CUcontext fcu_current_context(void);
 /* Whether [p, p+n) lies inside one live allocation. */
 int fcu_valid_range(CUdeviceptr p, size_t n);
 /* Simulated microseconds: the fake's own clock plus the fake cuBLAS ones. */

@@ -10,6 +10,7 @@
 #include "fcu_module.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ static CUresult load(struct CUmod_st *m, const void *image)
 {
     if (!image) return CUDA_ERROR_INVALID_VALUE;
     m->tag = FCU_TAG_MODULE;
+    m->loaded_by = (unsigned long)pthread_self();
     m->fake = parse_image(m, image);
     if (m->fake < 0) return CUDA_ERROR_INVALID_IMAGE;
     return CUDA_SUCCESS;
@@ -66,6 +68,7 @@ FCU_EXPORT CUresult cuModuleLoadData(CUmodule *mod, const void *image)
         free(m);
         return r;
     }
+    m->ctx = fcu_current_context();
     *mod = m;
     return CUDA_SUCCESS;
 }
@@ -250,4 +253,16 @@ long long fcu_define(const void *image, const char *name, long long dflt)
     for (int i = 0; i < m->ndefines; i++)
         if (!strcmp(m->defines[i].name, name)) return m->defines[i].value;
     return dflt;
+}
+
+FCU_EXPORT void *fakecuda_module_context(void *fn)
+{
+    struct CUfunc_st *f = fcu_function(fn);
+    return f ? f->mod->ctx : NULL;
+}
+
+FCU_EXPORT unsigned long fakecuda_module_loader(void *fn)
+{
+    struct CUfunc_st *f = fcu_function(fn);
+    return f ? f->mod->loaded_by : 0;
 }

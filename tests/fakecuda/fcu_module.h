@@ -24,7 +24,9 @@ struct CUfunc_st {
 
 struct CUmod_st {
     unsigned tag;
-    int fake; /* 1: a fake image with host kernels; 0: any other image */
+    int fake;                /* 1: a fake image with host kernels; 0: any other image */
+    CUcontext ctx;           /* current on the loading thread (NULL: a library) */
+    unsigned long loaded_by; /* the loading thread (pthread_self) */
     char arch[FAKE_IMAGE_MAX_NAME + 1];
     int ndefines, nkernels, nfuncs;
     struct {

@@ -69,17 +69,83 @@ typedef struct {
     const char *text;
 } fn_file;
 
+/* The conditionals the fake evaluates, for #error only: #ifdef, #ifndef,
+ * #if NAME == INT / != INT (an undefined NAME is 0), #else, #endif, against
+ * the -D values and the defaults seen so far. Any other #if or #elif is
+ * unknown and counts as true, so an #error under it still fails. */
+enum { COND_FALSE = 0, COND_TRUE = 1, COND_UNKNOWN = 2, COND_MAX = 32 };
+typedef struct {
+    int depth;
+    unsigned char v[COND_MAX];
+} fn_cond;
+
+static int cond_live(const fn_cond *c)
+{
+    for (int i = 0; i < c->depth && i < COND_MAX; i++)
+        if (c->v[i] == COND_FALSE) return 0;
+    return 1;
+}
+
+static int cond_defined(const char *p, fn_output *out)
+{
+    p = fn_skip_blank(p);
+    size_t n = fn_ident_len(p);
+    return !n ? COND_UNKNOWN : fn_find_define(out, p, n) ? COND_TRUE : COND_FALSE;
+}
+
+/* NAME == INT or NAME != INT filling the rest of the line (len bytes). */
+static int cond_compare(const char *p, size_t len, fn_output *out)
+{
+    char expr[128], name[FAKE_IMAGE_MAX_NAME + 1], op[3], rest[2];
+    long long want;
+    if (len >= sizeof expr) return COND_UNKNOWN;
+    memcpy(expr, p, len);
+    expr[len] = '\0';
+    if (sscanf(expr, " %255[A-Za-z0-9_] %2[=!] %lld %1s", name, op, &want, rest) != 3 ||
+        (strcmp(op, "==") && strcmp(op, "!=")))
+        return COND_UNKNOWN;
+    fn_define *d = fn_find_define(out, name, strlen(name));
+    char *end = NULL;
+    long long have = d ? strtoll(d->value, &end, 0) : 0;
+    if (d && (end == d->value || *fn_skip_blank(end))) return COND_UNKNOWN;
+    return (have == want) == (op[0] == '=') ? COND_TRUE : COND_FALSE;
+}
+
+static void cond_line(fn_cond *c, const char *line, size_t len, fn_output *out)
+{
+    const char *p;
+    int v;
+    unsigned char *top = c->depth && c->depth <= COND_MAX ? &c->v[c->depth - 1] : NULL;
+    if ((p = directive(line, "ifdef"))) {
+        v = cond_defined(p, out);
+    } else if ((p = directive(line, "ifndef"))) {
+        v = cond_defined(p, out);
+        v = v == COND_UNKNOWN ? v : !v;
+    } else if ((p = directive(line, "if"))) {
+        v = cond_compare(p, len - (size_t)(p - line), out);
+    } else {
+        if (directive(line, "elif") && top) *top = COND_UNKNOWN;
+        if (directive(line, "else") && top && *top != COND_UNKNOWN) *top = !*top;
+        if (directive(line, "endif") && c->depth) c->depth--;
+        return;
+    }
+    if (c->depth < COND_MAX) c->v[c->depth] = (unsigned char)v;
+    c->depth++;
+}
+
 /* #error, the #ifndef defaults, and (main source only) the includes of the
  * program's headers, appended to files[]. */
 static int scan_lines(const fn_file *f, int main_file, const fn_headers *h, fn_file *files,
                       int *n_files, fn_output *out, char *log, size_t loglen)
 {
     int lineno = 1;
+    fn_cond cond = {0, {0}};
     for (const char *line = f->text; *line; lineno++) {
         size_t len = line_len(line);
         const char *next = line[len] ? line + len + 1 : line + len;
         const char *p;
-        if ((p = directive(line, "error"))) {
+        cond_line(&cond, line, len, out);
+        if ((p = directive(line, "error")) && cond_live(&cond)) {
             p = fn_skip_blank(p);
             int msg_len = (int)(len - (size_t)(p - line));
             const char *shown = fn_skip_blank(line);

@@ -76,6 +76,28 @@ Test(fakenvrtc_compile, error_directive)
         "1 catastrophic error detected in the compilation of \"t.cu\".\nCompilation terminated.\n");
 }
 
+/* #error under #ifdef / #ifndef / #if NAME == INT fails only when its
+ * branch is taken; under any other #if it always fails. */
+Test(fakenvrtc_compile, error_directive_conditions)
+{
+    const char *src = "#ifndef SCALE\n#define SCALE 1\n#endif\n"
+                      "#if SCALE == 7\n#error SCALE 7 is not supported\n#endif\n"
+                      "#ifdef NOPE\n#error NOPE\n#else\n#ifndef OK\n#error OK must be set\n#endif\n"
+                      "#endif\n";
+    const char *ok[] = {"-DOK"};
+    cr_assert_eq(compile(src, 1, ok), FN_SUCCESS, "%s", log_);
+    cr_assert_eq(compile(src, 0, NULL), FN_COMPILATION);
+    cr_assert(strstr(log_, "#error directive: OK must be set"), "%s", log_);
+    const char *seven[] = {"-DOK", "-DSCALE=7"};
+    cr_assert_eq(compile(src, 2, seven), FN_COMPILATION);
+    cr_assert(!strncmp(log_, "t.cu(5): catastrophic error: #error directive: SCALE 7", 54), "%s",
+              log_);
+    const char *nope[] = {"-DOK", "-DNOPE"};
+    cr_assert_eq(compile(src, 2, nope), FN_COMPILATION);
+    cr_assert_eq(compile("#if defined(X) && X > 2\n#error always\n#endif\n", 0, NULL),
+                 FN_COMPILATION);
+}
+
 Test(fakenvrtc_compile, kernels_and_lowered_names)
 {
     const char *src =
