@@ -14,6 +14,7 @@
 
 #include "core/log.h"
 #include "core/not_tuned_reasons.h"
+#include "preload/reclaim.h"
 #include "preload/callsite.h"
 
 #include <pthread.h>
@@ -172,6 +173,37 @@ static __attribute__((noinline)) CUresult tuned(launch_fn real, int pt, aoe_cu_f
     return aoe_cu_launch_tuned(&how, t, f, g, b, shared, s, params, NULL);
 }
 
+/* A tuned function's launch whose shape has a policy: the tuned launch
+ * remembered for this shape and policy (inside a read section: the policy
+ * and the remembered launch may be retired), else the general hit. */
+static inline __attribute__((always_inline)) CUresult hit(launch_fn real, int pt, aoe_cu_tunable *t,
+                                                          const aoe_cu_shape *e, CUfunction f,
+                                                          unsigned shared, CUstream s,
+                                                          void **params)
+{
+    aoe_cu_tuned *L = t->launch;
+    aoe_rd_node *rd = aoe_rd_begin();
+    if (__builtin_expect(!rd, 0))
+        return aoe_cu_hit_plain((void *)real, pt, t, e, f, shared, s, params);
+    const aoe_policy_entry *pol = atomic_load_explicit(&e->op->policy, memory_order_acquire);
+    const aoe_cu_hit *h = atomic_load_explicit(&e->hit, memory_order_acquire);
+    if (__builtin_expect(!pol || !h || h->serial != pol->serial ||
+                             atomic_load_explicit(&L->broken_serial, memory_order_relaxed) ==
+                                 pol->serial,
+                         0)) {
+        aoe_rd_end(rd);
+        return aoe_cu_hit_plain((void *)real, pt, t, e, f, shared, s, params);
+    }
+    const aoe_cu_hit v = *h;
+    aoe_rd_end(rd);
+    CUresult rc = real(v.fn, v.grid[0], v.grid[1], v.grid[2], v.block[0], v.block[1], v.block[2],
+                       shared, s, params, NULL);
+    if (__builtin_expect(rc != CUDA_SUCCESS, 0))
+        return aoe_cu_hit_refused((void *)real, pt, t, e, v.serial, rc, f, shared, s, params);
+    aoe_counts_launch(&L->counts, rd, 1);
+    return rc;
+}
+
 /* The slow path (the entry point not resolved yet, or the function's first
  * sight), then the real call: out of line and entered by a tail call, so
  * the launch path itself keeps no value across a call (no saved registers,
@@ -259,7 +291,21 @@ static __attribute__((noinline)) CUresult launch_ex(launch_ex_fn real, int pt, c
             return first_launch(AOE_CUF_##id, pt, name, f, gx, gy, gz, bx, by, bz, shared, s,      \
                                 params, extra);                                                    \
         aoe_cu_tunable *t = atomic_load_explicit(&r->tunable, memory_order_acquire);               \
-        if (t) return tuned(real, pt, r, t, f, gx, gy, gz, bx, by, bz, shared, s, params, extra);  \
+        if (t) {                                                                                   \
+            aoe_cu_tuned *L = t->launch;                                                           \
+            const aoe_cu_shape *e = atomic_load_explicit(&L->last, memory_order_acquire);          \
+            if (__builtin_expect(e && !extra && params && e->op && !e->no_subst &&                 \
+                                     e->grid[0] == gx && e->block[0] == bx && e->grid[1] == gy &&  \
+                                     e->block[1] == by && e->grid[2] == gz && e->block[2] == bz && \
+                                     e->shared == shared && aoe_cu_args_same(L, e, params),        \
+                                 1)) {                                                             \
+                if (atomic_load_explicit(&e->op->policy, memory_order_relaxed))                    \
+                    return hit(real, pt, t, e, f, shared, s, params);                              \
+                aoe_counts_launch(&L->counts, aoe_rd_self, 0);                                     \
+                return real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);                  \
+            }                                                                                      \
+            return tuned(real, pt, r, t, f, gx, gy, gz, bx, by, bz, shared, s, params, extra);     \
+        }                                                                                          \
         aoe_untuned_count(&r->untuned);                                                            \
         return real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);                          \
     }

@@ -14,20 +14,31 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #define AOE_CU_TUNE_MAX_PARAMS 64
 #define AOE_CU_TUNE_MAX_WORDS 16  /* scalars' bytes a shape holds, in 8-byte words */
 #define AOE_CU_TUNE_MAX_SHAPES 96 /* shapes kept per function (more: passed through) */
 
-/* One launch shape of a tuned function: immutable once published, never
- * freed (a launch may hold it). */
+/* A shape's tuned launch under one policy (its serial): the variant and
+ * its sizes, so that a hit computes nothing. Replaced when the policy
+ * changes (the old one retired: read inside a read section). */
+typedef struct {
+    uint64_t serial;
+    CUfunction fn;
+    unsigned grid[3], block[3];
+} aoe_cu_hit;
+
+/* One launch shape of a tuned function: immutable once published (but for
+ * its hit), never freed (a launch may hold it). */
 typedef struct {
     unsigned grid[3], block[3], shared;
     unsigned dim;                          /* 1 + the last dimension where grid or block is not 1 */
     uint64_t nulls;                        /* bit k: pointer parameter k was NULL */
     uint64_t words[AOE_CU_TUNE_MAX_WORDS]; /* the scalars' bytes, zero padded */
     struct aoe_op *op;                     /* NULL: its launches pass through */
-    int no_subst; /* first seen while its stream was captured into a graph */
+    int no_subst;                    /* first seen while its stream was captured into a graph */
+    _Atomic(const aoe_cu_hit *) hit; /* the last tuned launch's, or NULL */
 } aoe_cu_shape;
 
 /* aoe_cu_tunable.launch: fixed at the function's first sight, then the
@@ -69,6 +80,53 @@ typedef struct {
  * why) and nothing changed. */
 int aoe_cu_tune_decide(aoe_cu_func *r, const void *fn, const char *name, const aoe_cu_launch *l,
                        char *why, size_t whylen);
+
+/* Whether params match shape e's pointer kinds and scalars' bytes. */
+static inline int aoe_cu_same_bytes(const void *p, const uint64_t *w, unsigned size)
+{
+    switch (size) {
+    case 4: {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, w, 4);
+        return a == b;
+    }
+    case 8: {
+        uint64_t a;
+        memcpy(&a, p, 8);
+        return a == w[0];
+    }
+    default:
+        return !memcmp(p, w, size);
+    }
+}
+
+static inline int aoe_cu_args_same(const aoe_cu_tuned *L, const aoe_cu_shape *e, void **params)
+{
+    uint64_t nulls = 0;
+    for (uint32_t k = 0; k < L->nptrs; k++)
+        nulls |= (uint64_t)(*(void *const *)params[L->ptr_param[k]] == NULL) << k;
+    if (nulls != e->nulls) return 0;
+    for (uint32_t k = 0; k < L->nscalars; k++)
+        if (!aoe_cu_same_bytes(params[L->scalar[k].param], &e->words[L->scalar[k].word],
+                               L->scalar[k].size))
+            return 0;
+    return 1;
+}
+
+/* The steady state of a tuned function's cuLaunchKernel(_ptsz), inlined
+ * into the wrapper: the shape compared with the last one; no policy: the
+ * counter, then a tail call of the driver; a policy: aoe_cu_hit_plain;
+ * anything else: NULL (the caller takes the general path). */
+typedef CUresult (*aoe_cu_launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                     unsigned, unsigned, CUstream, void **, void **);
+CUresult aoe_cu_hit_plain(void *real, int pt, aoe_cu_tunable *t, const aoe_cu_shape *e,
+                          CUfunction f, unsigned shared, CUstream s, void **params);
+/* The driver refused the cached tuned launch of policy serial: not tried
+ * again for it; the program's own launch. */
+CUresult aoe_cu_hit_refused(void *real, int pt, aoe_cu_tunable *t, const aoe_cu_shape *e,
+                            uint64_t serial, CUresult rc, CUfunction f, unsigned shared, CUstream s,
+                            void **params);
 
 /* A launch of a tuned function (hooks/cuda_tune_launch.c). */
 CUresult aoe_cu_launch_tuned(const aoe_cu_how *how, aoe_cu_tunable *t, CUfunction f,

@@ -41,40 +41,12 @@ static inline CUresult call(const aoe_cu_how *how, CUfunction f, const unsigned 
     return ((launch_ex_fn)how->real)(&c, f, params, extra);
 }
 
-static inline int same_bytes(const void *p, const uint64_t *w, unsigned size)
-{
-    switch (size) {
-    case 4: {
-        uint32_t a, b;
-        memcpy(&a, p, 4);
-        memcpy(&b, w, 4);
-        return a == b;
-    }
-    case 8: {
-        uint64_t a;
-        memcpy(&a, p, 8);
-        return a == w[0];
-    }
-    default:
-        return !memcmp(p, w, size);
-    }
-}
-
 static inline int shape_same(const aoe_cu_tuned *L, const aoe_cu_shape *e, const unsigned g[3],
                              const unsigned b[3], unsigned shared, void **params)
 {
-    if (e->grid[0] != g[0] || e->block[0] != b[0] || e->grid[1] != g[1] || e->block[1] != b[1] ||
-        e->grid[2] != g[2] || e->block[2] != b[2] || e->shared != shared)
-        return 0;
-    uint64_t nulls = 0;
-    for (uint32_t k = 0; k < L->nptrs; k++)
-        nulls |= (uint64_t)(*(void *const *)params[L->ptr_param[k]] == NULL) << k;
-    if (nulls != e->nulls) return 0;
-    for (uint32_t k = 0; k < L->nscalars; k++)
-        if (!same_bytes(params[L->scalar[k].param], &e->words[L->scalar[k].word],
-                        L->scalar[k].size))
-            return 0;
-    return 1;
+    return e->grid[0] == g[0] && e->block[0] == b[0] && e->grid[1] == g[1] && e->block[1] == b[1] &&
+           e->grid[2] == g[2] && e->block[2] == b[2] && e->shared == shared &&
+           aoe_cu_args_same(L, e, params);
 }
 
 static void shape_fill(const aoe_cu_tuned *L, aoe_cu_shape *e, const unsigned g[3],
@@ -202,6 +174,24 @@ shape_miss(const aoe_cu_how *how, aoe_cu_tunable *t, const unsigned g[3], const 
     return found;
 }
 
+/* The tuned launch of shape e under policy serial, for the next hits. */
+static void remember(const aoe_cu_shape *e, uint64_t serial, CUfunction fn, const unsigned g[3],
+                     const unsigned b[3])
+{
+    aoe_cu_shape *m = (aoe_cu_shape *)e; /* only its hit changes */
+    const aoe_cu_hit *old = atomic_load_explicit(&m->hit, memory_order_acquire);
+    if (old && old->serial == serial && old->fn == fn) return;
+    aoe_cu_hit *h = malloc(sizeof *h);
+    if (!h) return;
+    *h = (aoe_cu_hit){serial, fn, {g[0], g[1], g[2]}, {b[0], b[1], b[2]}};
+    if (atomic_compare_exchange_strong_explicit(&m->hit, &old, h, memory_order_acq_rel,
+                                                memory_order_acquire)) {
+        if (old) aoe_retire((void *)old);
+    } else {
+        free(h); /* another thread remembered one */
+    }
+}
+
 /* A launch with a policy (inside a read section): the variant at the
  * policy's sizes, or the program's own launch when none is possible (yet)
  * or the driver refused it (then not tried again for this policy). */
@@ -231,6 +221,7 @@ static CUresult launch_hit(const aoe_cu_how *how, aoe_cu_tunable *t, const aoe_c
         CUresult rc = call(how, vf, tg, tb, shared, s, params, NULL);
         if (rc == CUDA_SUCCESS) {
             aoe_counts_launch(&L->counts, rd, 1);
+            remember(e, pol->serial, vf, tg, tb);
             return rc;
         }
         /* refused (nothing was launched): the program's own launch decides
@@ -272,6 +263,37 @@ CUresult aoe_cu_launch_tuned(const aoe_cu_how *how, aoe_cu_tunable *t, CUfunctio
     }
     aoe_rd_end(rd);
     return rc;
+}
+
+CUresult aoe_cu_hit_plain(void *real, int pt, aoe_cu_tunable *t, const aoe_cu_shape *e,
+                          CUfunction f, unsigned shared, CUstream s, void **params)
+{
+    const aoe_cu_how how = {real, NULL, pt};
+    aoe_cu_tuned *L = t->launch;
+    aoe_rd_node *rd = aoe_rd_begin();
+    if (__builtin_expect(!rd, 0)) return call(&how, f, e->grid, e->block, shared, s, params, NULL);
+    const aoe_policy_entry *pol = atomic_load_explicit(&e->op->policy, memory_order_acquire);
+    CUresult rc;
+    if (pol && atomic_load_explicit(&L->broken_serial, memory_order_relaxed) != pol->serial) {
+        rc = launch_hit(&how, t, e, pol, rd, f, e->grid, e->block, shared, s, params);
+    } else {
+        aoe_counts_launch(&L->counts, rd, 0);
+        rc = call(&how, f, e->grid, e->block, shared, s, params, NULL);
+    }
+    aoe_rd_end(rd);
+    return rc;
+}
+
+CUresult aoe_cu_hit_refused(void *real, int pt, aoe_cu_tunable *t, const aoe_cu_shape *e,
+                            uint64_t serial, CUresult rc, CUfunction f, unsigned shared, CUstream s,
+                            void **params)
+{
+    const aoe_cu_how how = {real, NULL, pt};
+    aoe_cu_tuned *L = t->launch;
+    atomic_store_explicit(&L->broken_serial, serial, memory_order_relaxed);
+    AOE_DEBUG("tuned launch of %s refused (%d); the program's own launch used", t->name, (int)rc);
+    aoe_counts_launch(&L->counts, aoe_rd_self, 0);
+    return call(&how, f, e->grid, e->block, shared, s, params, NULL);
 }
 
 void aoe_cu_tune_flush(aoe_cu_tunable *t)

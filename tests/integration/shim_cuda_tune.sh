@@ -119,4 +119,5 @@ esac
 r=$(latest_result)
 [ "$(json "$r" 'r["OPAT"]["modified_operators"][0]["tuned_launches"] > 0')" = True ] ||
   fail "hit: no tuned launch counted: $(cat "$r")"
+echo "$out"
 echo "shim_cuda_tune: a declared CUDA kernel captured (fields, contents, key), the undeclared one listed, nothing captured when off or first seen in a graph capture, the variant launched on a hit"
