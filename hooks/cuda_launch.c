@@ -175,11 +175,13 @@ static __attribute__((noinline)) CUresult tuned(launch_fn real, int pt, aoe_cu_f
 
 /* A tuned function's launch whose shape has a policy: the tuned launch
  * remembered for this shape and policy (inside a read section: the policy
- * and the remembered launch may be retired), else the general hit. */
-static inline __attribute__((always_inline)) CUresult hit(launch_fn real, int pt, aoe_cu_tunable *t,
-                                                          const aoe_cu_shape *e, CUfunction f,
-                                                          unsigned shared, CUstream s,
-                                                          void **params)
+ * and the remembered launch may be retired), else the general hit. Out of
+ * line and entered by a tail call: the wrapper itself keeps no value across
+ * a call (no saved registers, no stack frame), so the untuned path stays
+ * as cheap as it was. */
+static __attribute__((noinline)) CUresult hit(launch_fn real, int pt, aoe_cu_tunable *t,
+                                              const aoe_cu_shape *e, CUfunction f, unsigned shared,
+                                              CUstream s, void **params)
 {
     aoe_cu_tuned *L = t->launch;
     aoe_rd_node *rd = aoe_rd_begin();
