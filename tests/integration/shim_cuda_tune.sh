@@ -8,8 +8,9 @@
 # first launched into a graph capture is never captured. A hit: a bank
 # record with WPT=2 for that operator makes the shim launch the variant
 # (the fake kernel sees WPT 2; the grid follows from the policy) with the
-# right output; one without -D values launches the program's function at
-# the policy's block. Output identical to a run without the shim.
+# right output (cuLaunchKernelEx without attributes too; with one, and a
+# cooperative launch, pass through, listed); one without -D values launches
+# the program's function at the policy's block. Output identical to a run without the shim.
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 client=$B/clients/cuda_nvrtc_tune_linked
@@ -112,12 +113,17 @@ rm -rf "$AOE_WORK_PATH"/aoe_result_*
 record 2 512 128 >"$T/rec.json"
 "$AOE" bank import "$T/rec.json" >/dev/null || fail "bank import"
 out=$(AOE_TUNE_MODE=off LD_PRELOAD="$HOOK" "$client" hit 20 2>"$T/err_hit") || fail "hit: $(cat "$T/err_hit")"
-case $out in
+case $(head -1 <<<"$out") in
 "hit: wpt 2 after "*" launches, output right") ;;
 *) fail "hit: the variant did not run: $out $(grep -i 'tscale\|variant\|refused' "$T/err_hit" | tail -20)" ;;
 esac
+[ "$(tail -n +2 <<<"$out")" = "cuLaunchKernelEx: wpt 2
+cuLaunchKernelEx with an attribute: wpt 1
+cuLaunchCooperativeKernel: wpt 1" ] || fail "hit: other entry points: $out"
 r=$(latest_result)
 [ "$(json "$r" 'r["OPAT"]["modified_operators"][0]["tuned_launches"] > 0')" = True ] ||
   fail "hit: no tuned launch counted: $(cat "$r")"
+[ "$(json "$r" '[(o["op_name"], o["reason"], o["launches"]) for o in r["OPAT"]["not_tuned"]]')" = \
+  "[('tscale', 'launch_attributes', 2)]" ] || fail "hit: kernel list: $(cat "$r")"
 echo "$out"
 echo "shim_cuda_tune: a declared CUDA kernel captured (fields, contents, key), the undeclared one listed, nothing captured when off or first seen in a graph capture, the variant launched on a hit"

@@ -12,6 +12,7 @@
  *              first launch; prints the best-of-5 ns per launch
  * Exit status 1 on a driver or NVRTC error. */
 #include "cuda_driver_common.h"
+#include "fakecuda.h"
 
 #include <cuda.h>
 #include <nvrtc.h>
@@ -145,6 +146,21 @@ int main(int argc, char **argv)
         CHECK(cuMemcpyDtoH(got, dout, sizeof got));
         printf("hit: wpt %d after %ld launches, output %s\n", wpt, launches,
                right(got, in, a) ? "right" : "wrong");
+        /* the other entry points: Ex without attributes is tuned too; with
+         * an attribute, and a cooperative launch, pass through */
+        CUlaunchConfig cfg = {N / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, NULL, 0};
+        CHECK(cuLaunchKernelEx(&cfg, tscale, args, NULL));
+        printf("%s: wpt %d\n", fakecuda_last_launch(), atomic_load(&fakecuda_tscale_last_wpt));
+        CUlaunchAttribute attr;
+        memset(&attr, 0, sizeof attr);
+        attr.id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+        cfg.attrs = &attr;
+        cfg.numAttrs = 1;
+        CHECK(cuLaunchKernelEx(&cfg, tscale, args, NULL));
+        printf("%s with an attribute: wpt %d\n", fakecuda_last_launch(),
+               atomic_load(&fakecuda_tscale_last_wpt));
+        CHECK(cuLaunchCooperativeKernel(tscale, N / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, args));
+        printf("%s: wpt %d\n", fakecuda_last_launch(), atomic_load(&fakecuda_tscale_last_wpt));
         return 0;
     }
     for (int rep = 0; rep < 2; rep++)
