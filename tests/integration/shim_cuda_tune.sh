@@ -4,7 +4,8 @@
 # A miss captures one job: runtime cuda, grid/block, the program's options
 # and headers, the buffers' contents as uploaded, element types and the
 # read-only flag, and a key the job's reader computes too; the undeclared
-# kernel is listed as before; AOE_TUNE_MODE=off captures nothing; a shape
+# kernel is listed as before (with AOE_AUTO_DEFINES, its source's #ifndef
+# default makes it tunable); AOE_TUNE_MODE=off captures nothing; a shape
 # first launched into a graph capture is never captured. A hit: a bank
 # record with WPT=2 for that operator makes the shim launch the variant
 # (the fake kernel sees WPT 2; the grid follows from the policy) with the
@@ -69,6 +70,17 @@ rm -rf "$AOE_WORK_PATH"/spool "$AOE_WORK_PATH"/aoe_result_*
 out=$(AOE_TUNE_MODE=off LD_PRELOAD="$HOOK" "$client" 2>"$T/err_off") || fail "off: $(cat "$T/err_off")"
 [ "$out" = "$want" ] || fail "off: $out"
 ! compgen -G "$AOE_WORK_PATH/spool/*.job" >/dev/null || fail "off: captured $(ls "$AOE_WORK_PATH/spool")"
+
+# AOE_AUTO_DEFINES, no declaration: the source's #ifndef WPT default makes
+# both kernels tunable (two jobs, nothing listed).
+out=$(AOE_TUNABLES= AOE_AUTO_DEFINES=True AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" "$client" \
+  2>"$T/err_auto") || fail "auto-defines: $(cat "$T/err_auto")"
+[ "$out" = "$want" ] || fail "auto-defines: $out"
+[ "$(grep -h -o '"entry": *"[a-z]*"' "$AOE_WORK_PATH"/spool/*.job | sort | tr -d ' ' | tr '\n' ' ')" = \
+  '"entry":"tscale" "entry":"vcopy" ' ] || fail "auto-defines: jobs $(ls "$AOE_WORK_PATH/spool")"
+r=$(latest_result)
+[ "$(json "$r" 'r["OPAT"]["not_tuned"]')" = "[]" ] || fail "auto-defines: kernel list: $(cat "$r")"
+rm -rf "$AOE_WORK_PATH"/spool "$AOE_WORK_PATH"/aoe_result_*
 
 # A shape first launched into a graph capture: never captured (nor later).
 gwant=$(LD_PRELOAD="${AOE_TEST_PRELOAD:-}" "$client" graph)
