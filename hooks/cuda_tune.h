@@ -108,10 +108,10 @@ static inline int aoe_cu_same_bytes(const void *p, const uint64_t *w, unsigned s
 static inline int aoe_cu_args_same(const aoe_cu_tuned *L, const aoe_cu_shape *e, void **params)
 {
     uint64_t nulls = 0;
-    for (uint32_t k = 0; k < L->nptrs; k++)
+    for (uint32_t k = 0; k < L->nptrs && k < AOE_CU_TUNE_MAX_PARAMS; k++)
         nulls |= (uint64_t)(*(void *const *)params[L->ptr_param[k]] == NULL) << k;
     if (nulls != e->nulls) return 0;
-    for (uint32_t k = 0; k < L->nscalars; k++)
+    for (uint32_t k = 0; k < L->nscalars && k < AOE_CU_TUNE_MAX_PARAMS; k++)
         if (!aoe_cu_same_bytes(params[L->scalar[k].param], &e->words[L->scalar[k].word],
                                L->scalar[k].size))
             return 0;

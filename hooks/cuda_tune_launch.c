@@ -59,9 +59,9 @@ static void shape_fill(const aoe_cu_tuned *L, aoe_cu_shape *e, const unsigned g[
         if (d && (g[d] != 1 || b[d] != 1)) e->dim = (unsigned)d + 1;
     }
     e->shared = shared;
-    for (uint32_t k = 0; k < L->nptrs; k++)
+    for (uint32_t k = 0; k < L->nptrs && k < AOE_CU_TUNE_MAX_PARAMS; k++)
         e->nulls |= (uint64_t)(*(void *const *)params[L->ptr_param[k]] == NULL) << k;
-    for (uint32_t k = 0; k < L->nscalars; k++)
+    for (uint32_t k = 0; k < L->nscalars && k < AOE_CU_TUNE_MAX_PARAMS; k++)
         memcpy((unsigned char *)&e->words[L->scalar[k].word], params[L->scalar[k].param],
                L->scalar[k].size);
 }

@@ -109,7 +109,7 @@ int main(int argc, char **argv)
             if (ns < best) best = ns;
         }
         printf("%.2f\n", best);
-        return 0;
+        goto done;
     }
     if (!strcmp(mode, "graph")) {
         CUstream s;
@@ -126,7 +126,8 @@ int main(int argc, char **argv)
         CHECK(cuMemcpyDtoH(out, dout, sizeof out));
         printf("graph: %zu node(s) captured; after it: %s\n", nodes,
                right(out, in, a) ? "ok" : "wrong");
-        return 0;
+        CHECK(cuStreamDestroy(s));
+        goto done;
     }
     if (!strcmp(mode, "hit")) {
         double limit = argc > 2 ? atof(argv[2]) : 10, t0 = now_s();
@@ -161,7 +162,7 @@ int main(int argc, char **argv)
                atomic_load(&fakecuda_tscale_last_wpt));
         CHECK(cuLaunchCooperativeKernel(tscale, N / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, args));
         printf("%s: wpt %d\n", fakecuda_last_launch(), atomic_load(&fakecuda_tscale_last_wpt));
-        return 0;
+        goto done;
     }
     for (int rep = 0; rep < 2; rep++)
         CHECK(cuLaunchKernel(tscale, N / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, args, NULL));
@@ -170,6 +171,10 @@ int main(int argc, char **argv)
     CHECK(cuMemcpyDtoH(copy, dcopy, sizeof copy));
     printf("tscale then vcopy: %g %g %g, %s\n", copy[0], copy[1], copy[N - 1],
            right(copy, in, a) ? "right" : "wrong");
+done:
+    CHECK(cuMemFree(din));
+    CHECK(cuMemFree(dout));
+    CHECK(cuMemFree(dcopy));
     CHECK(cuModuleUnload(mod));
     free(cubin);
     return 0;
