@@ -71,6 +71,15 @@ out=$(AOE_TUNE_MODE=off LD_PRELOAD="$HOOK" "$client" 2>"$T/err_off") || fail "of
 [ "$out" = "$want" ] || fail "off: $out"
 ! compgen -G "$AOE_WORK_PATH/spool/*.job" >/dev/null || fail "off: captured $(ls "$AOE_WORK_PATH/spool")"
 
+# AOE_CAPTURE_LIMIT_MB=0: the buffers' sizes, no contents (synthetic data).
+AOE_CAPTURE_LIMIT_MB=0 AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" "$client" >/dev/null 2>"$T/err_lim" ||
+  fail "limit: $(cat "$T/err_lim")"
+"$PY" -c 'import json,sys
+a=json.load(open(sys.argv[1]))["args"]
+assert [(e["kind"], e["size"], "data_b64" in e) for e in a] == [("buffer", 4096, False), ("buffer", 4096, False), ("scalar", 4, True), ("scalar", 4, True)], a' \
+  "$AOE_WORK_PATH"/spool/*.job || fail "limit: $(cat "$AOE_WORK_PATH"/spool/*.job)"
+rm -rf "$AOE_WORK_PATH"/spool "$AOE_WORK_PATH"/aoe_result_*
+
 # AOE_AUTO_DEFINES, no declaration: the source's #ifndef WPT default makes
 # both kernels tunable (two jobs, nothing listed).
 out=$(AOE_TUNABLES= AOE_AUTO_DEFINES=True AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" "$client" \
