@@ -202,7 +202,7 @@ static __attribute__((noinline)) CUresult hit(launch_fn real, int pt, aoe_cu_tun
                        shared, s, params, NULL);
     if (__builtin_expect(rc != CUDA_SUCCESS, 0))
         return aoe_cu_hit_refused((void *)real, pt, t, e, v.serial, rc, f, shared, s, params);
-    aoe_counts_launch(&L->counts, rd, 1);
+    aoe_counts_launch(aoe_cu_shape_counts(e), rd, 1);
     return rc;
 }
 
@@ -303,7 +303,7 @@ static __attribute__((noinline)) CUresult launch_ex(launch_ex_fn real, int pt, c
                                  1)) {                                                             \
                 if (atomic_load_explicit(&e->op->policy, memory_order_relaxed))                    \
                     return hit(real, pt, t, e, f, shared, s, params);                              \
-                aoe_counts_launch(&L->counts, aoe_rd_self, 0);                                     \
+                aoe_counts_launch(aoe_cu_shape_counts(e), aoe_rd_self, 0);                         \
                 return real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);                  \
             }                                                                                      \
             return tuned(real, pt, r, t, f, gx, gy, gz, bx, by, bz, shared, s, params, extra);     \

@@ -39,7 +39,14 @@ typedef struct {
     struct aoe_op *op;                     /* NULL: its launches pass through */
     int no_subst;                    /* first seen while its stream was captured into a graph */
     _Atomic(const aoe_cu_hit *) hit; /* the last tuned launch's, or NULL */
+    aoe_counts counts;               /* its launches, counted into op */
 } aoe_cu_shape;
+
+/* A shape's launch counters (the one mutable part besides its hit). */
+static inline aoe_counts *aoe_cu_shape_counts(const aoe_cu_shape *e)
+{
+    return (aoe_counts *)&e->counts;
+}
 
 /* aoe_cu_tunable.launch: fixed at the function's first sight, then the
  * launch path's state. */
@@ -58,11 +65,10 @@ typedef struct {
     const char *source;      /* the program's */
     /* the launch path */
     _Atomic(const aoe_cu_shape *) last;
-    aoe_cu_shape *shapes[AOE_CU_TUNE_MAX_SHAPES]; /* under slow_lock */
-    int nshapes;
+    aoe_cu_shape *shapes[AOE_CU_TUNE_MAX_SHAPES]; /* added under slow_lock */
+    atomic_int nshapes;                           /* published (release) after each add */
     atomic_int slow_lock;
     aoe_sight sight;
-    aoe_counts counts;
     atomic_uint_least64_t broken_serial; /* the policy whose tuned launch was refused */
     atomic_int said_other;               /* a launch the shim does not tune was noted */
 } aoe_cu_tuned;

@@ -137,39 +137,45 @@ static aoe_op *resolve(aoe_cu_tunable *t, const aoe_cu_shape *e, CUstream s, int
     return op;
 }
 
-/* A shape that is not the last one: found among the function's shapes, or
- * made (its operator resolved); NULL: pass through (another thread is here,
- * or too many shapes). */
+/* A shape that is not the last one: one of the function's shapes (found
+ * lock-free), or made (its operator resolved, one thread at a time); NULL:
+ * pass through (another thread is making one, or too many shapes). */
 static __attribute__((noinline)) const aoe_cu_shape *
 shape_miss(const aoe_cu_how *how, aoe_cu_tunable *t, const unsigned g[3], const unsigned b[3],
            unsigned shared, CUstream s, void **params)
 {
     aoe_cu_tuned *L = t->launch;
+    int n = atomic_load_explicit(&L->nshapes, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if (shape_same(L, L->shapes[i], g, b, shared, params)) {
+            atomic_store_explicit(&L->last, L->shapes[i], memory_order_release);
+            return L->shapes[i];
+        }
     if (!aoe_shim_init()) return NULL;
     if (atomic_exchange_explicit(&L->slow_lock, 1, memory_order_acquire)) return NULL;
     aoe_cu_shape cand;
     shape_fill(L, &cand, g, b, shared, params);
     const aoe_cu_shape *found = NULL;
-    for (int i = 0; i < L->nshapes && !found; i++)
+    n = atomic_load_explicit(&L->nshapes, memory_order_relaxed);
+    for (int i = 0; i < n && !found; i++)
         if (!memcmp(L->shapes[i], &cand, offsetof(aoe_cu_shape, op))) found = L->shapes[i];
-    if (!found && L->nshapes < AOE_CU_TUNE_MAX_SHAPES) {
+    if (!found && n < AOE_CU_TUNE_MAX_SHAPES) {
         aoe_cu_shape *e = malloc(sizeof *e);
         if (e) {
             *e = cand;
             e->no_subst = capturing(s, how->per_thread);
             e->op = resolve(t, e, s, how->per_thread, params, e->no_subst);
+            if (e->op) aoe_counts_switch(&e->counts, e->op);
             if (e->no_subst)
                 AOE_DEBUG("CUDA kernel %s: a shape first launched into a graph capture: never "
                           "captured or substituted",
                           t->name);
-            L->shapes[L->nshapes++] = e;
+            L->shapes[n] = e;
+            atomic_store_explicit(&L->nshapes, n + 1, memory_order_release);
             found = e;
         }
     }
-    if (found) {
-        atomic_store_explicit(&L->last, found, memory_order_release);
-        if (found->op) aoe_counts_switch(&L->counts, found->op);
-    }
+    if (found) atomic_store_explicit(&L->last, found, memory_order_release);
     atomic_store_explicit(&L->slow_lock, 0, memory_order_release);
     return found;
 }
@@ -220,7 +226,7 @@ static CUresult launch_hit(const aoe_cu_how *how, aoe_cu_tunable *t, const aoe_c
     if (!own) {
         CUresult rc = call(how, vf, tg, tb, shared, s, params, NULL);
         if (rc == CUDA_SUCCESS) {
-            aoe_counts_launch(&L->counts, rd, 1);
+            aoe_counts_launch(aoe_cu_shape_counts(e), rd, 1);
             remember(e, pol->serial, vf, tg, tb);
             return rc;
         }
@@ -230,7 +236,7 @@ static CUresult launch_hit(const aoe_cu_how *how, aoe_cu_tunable *t, const aoe_c
         AOE_DEBUG("tuned launch of %s refused (%d); the program's own launch used", t->name,
                   (int)rc);
     }
-    aoe_counts_launch(&L->counts, rd, 0);
+    aoe_counts_launch(aoe_cu_shape_counts(e), rd, 0);
     return call(how, f, g, b, shared, s, params, NULL);
 }
 
@@ -248,7 +254,7 @@ CUresult aoe_cu_launch_tuned(const aoe_cu_how *how, aoe_cu_tunable *t, CUfunctio
     }
     aoe_op *op = e->op;
     if (!op || e->no_subst || !atomic_load_explicit(&op->policy, memory_order_relaxed)) {
-        if (op) aoe_counts_launch(&L->counts, aoe_rd_self, 0);
+        if (op) aoe_counts_launch(aoe_cu_shape_counts(e), aoe_rd_self, 0);
         return call(how, f, g, b, shared, s, params, NULL);
     }
     aoe_rd_node *rd = aoe_rd_begin();
@@ -258,7 +264,7 @@ CUresult aoe_cu_launch_tuned(const aoe_cu_how *how, aoe_cu_tunable *t, CUfunctio
     if (pol && atomic_load_explicit(&L->broken_serial, memory_order_relaxed) != pol->serial) {
         rc = launch_hit(how, t, e, pol, rd, f, g, b, shared, s, params);
     } else {
-        aoe_counts_launch(&L->counts, rd, 0);
+        aoe_counts_launch(aoe_cu_shape_counts(e), rd, 0);
         rc = call(how, f, g, b, shared, s, params, NULL);
     }
     aoe_rd_end(rd);
@@ -277,7 +283,7 @@ CUresult aoe_cu_hit_plain(void *real, int pt, aoe_cu_tunable *t, const aoe_cu_sh
     if (pol && atomic_load_explicit(&L->broken_serial, memory_order_relaxed) != pol->serial) {
         rc = launch_hit(&how, t, e, pol, rd, f, e->grid, e->block, shared, s, params);
     } else {
-        aoe_counts_launch(&L->counts, rd, 0);
+        aoe_counts_launch(aoe_cu_shape_counts(e), rd, 0);
         rc = call(&how, f, e->grid, e->block, shared, s, params, NULL);
     }
     aoe_rd_end(rd);
@@ -292,11 +298,13 @@ CUresult aoe_cu_hit_refused(void *real, int pt, aoe_cu_tunable *t, const aoe_cu_
     aoe_cu_tuned *L = t->launch;
     atomic_store_explicit(&L->broken_serial, serial, memory_order_relaxed);
     AOE_DEBUG("tuned launch of %s refused (%d); the program's own launch used", t->name, (int)rc);
-    aoe_counts_launch(&L->counts, aoe_rd_self, 0);
+    aoe_counts_launch(aoe_cu_shape_counts(e), aoe_rd_self, 0);
     return call(&how, f, e->grid, e->block, shared, s, params, NULL);
 }
 
 void aoe_cu_tune_flush(aoe_cu_tunable *t)
 {
-    aoe_counts_flush(&((aoe_cu_tuned *)t->launch)->counts);
+    aoe_cu_tuned *L = t->launch;
+    int n = atomic_load_explicit(&L->nshapes, memory_order_acquire);
+    for (int i = 0; i < n; i++) aoe_counts_flush(&L->shapes[i]->counts);
 }

@@ -10,12 +10,17 @@
  *              SECS passed; prints the WPT seen and whether out is right
  *   bench N    tbench (no host code: the fake only checks) N times after its
  *              first launch; prints the best-of-5 ns per launch
+ *   race T L   T threads, each with its own buffers, launch tscale at least L
+ *              times (then until the variant ran), alternating two shapes
+ *              (block 128 and 64); prints "ok: ..." when every thread's
+ *              output is right, with the launches made
  * Exit status 1 on a driver or NVRTC error. */
 #include "cuda_driver_common.h"
 #include "fakecuda.h"
 
 #include <cuda.h>
 #include <nvrtc.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +62,43 @@ static int right(const float *out, const float *in, float a)
     for (int i = 0; i < N; i++)
         if (out[i] != a * in[i]) return 0;
     return 1;
+}
+
+typedef struct {
+    CUcontext ctx;
+    CUfunction fn;
+    long launches;
+    int ok;
+} racer;
+
+static void *race_thread(void *arg)
+{
+    racer *r = arg;
+    float in[N];
+    float out[N];
+    for (int i = 0; i < N; i++) in[i] = (float)i * 0.25f; /* contents: not in the key */
+    CUdeviceptr din, dout;
+    float a = 3.0f; /* the captured launch's: the same operator */
+    int n = N;
+    void *args[] = {&dout, &din, &a, &n};
+    if (cuCtxSetCurrent(r->ctx) || cuMemAlloc(&din, sizeof in) || cuMemAlloc(&dout, sizeof out) ||
+        cuMemcpyHtoD(din, in, sizeof in))
+        return NULL;
+    r->ok = 1;
+    /* at least `launches`, then on until the variant ran (built on the poller) */
+    double t0 = now_s();
+    long i = 0;
+    for (; r->ok &&
+           (i < r->launches || (atomic_load(&fakecuda_tscale_last_wpt) != 2 && now_s() - t0 < 20));
+         i++) {
+        unsigned block = i % 2 ? 64 : BLOCK;
+        r->ok = !cuLaunchKernel(r->fn, N / block, 1, 1, block, 1, 1, 0, NULL, args, NULL) &&
+                !cuMemcpyDtoH(out, dout, sizeof out) && right(out, in, a);
+    }
+    r->launches = i;
+    cuMemFree(din);
+    cuMemFree(dout);
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -109,6 +151,26 @@ int main(int argc, char **argv)
             if (ns < best) best = ns;
         }
         printf("%.2f\n", best);
+        goto done;
+    }
+    if (!strcmp(mode, "race")) {
+        int nt = argc > 2 ? atoi(argv[2]) : 4, all = 1;
+        long launches = argc > 3 ? atol(argv[3]) : 200;
+        if (nt < 1 || nt > 64) return 1;
+        racer r[64];
+        pthread_t th[64];
+        for (int i = 0; i < nt; i++) {
+            r[i] = (racer){ctx, tscale, launches, 0};
+            if (pthread_create(&th[i], NULL, race_thread, &r[i])) return 1;
+        }
+        for (int i = 0; i < nt; i++) {
+            pthread_join(th[i], NULL);
+            all &= r[i].ok;
+        }
+        long made = 0;
+        for (int i = 0; i < nt; i++) made += r[i].launches;
+        printf("%s: %d threads, %ld launches, wpt %d\n", all ? "ok" : "WRONG", nt, made,
+               atomic_load(&fakecuda_tscale_last_wpt));
         goto done;
     }
     if (!strcmp(mode, "graph")) {
