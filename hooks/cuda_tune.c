@@ -112,6 +112,8 @@ int aoe_cu_tune_decide(aoe_cu_func *r, const void *fn, const char *name, const a
     const aoe_cu_module *m = r->mod;
     if (!m || !m->program) return AOE_NT_PRECOMPILED;
     const aoe_nvrtc_program *p = m->program;
+    for (int i = 0; i < p->num_options; i++)
+        if (!p->options || !p->options[i]) return AOE_NT_NO_TUNABLES; /* NVRTC refused it anyway */
     char *options = aoe_job_options_join((char *const *)p->options, (uint32_t)p->num_options);
     if (!options) return AOE_NT_NO_TUNABLES; /* out of memory */
     int why_not = 0;
