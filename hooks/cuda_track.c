@@ -132,6 +132,12 @@ void aoe_cu_flush_counts(void)
 void aoe_cu_track_atfork_child(void)
 {
     pthread_mutex_init(&g_func_lock, NULL);
+    /* a thread of the parent making a tuned function's shape is gone */
+    int n = atomic_load(&g_nfuncs);
+    for (int i = 0; i < n && i < MAX_FUNCS; i++) {
+        aoe_cu_tunable *t = atomic_load_explicit(&g_func_pool[i].tunable, memory_order_acquire);
+        if (t) atomic_store(&((aoe_cu_tuned *)t->launch)->slow_lock, 0);
+    }
     aoe_ptr_table_atfork_child(&g_modules);
     aoe_ptr_table_atfork_child(&aoe_cu_funcs);
 }
