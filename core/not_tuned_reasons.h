@@ -23,7 +23,11 @@
     X(PRECOMPILED, "precompiled", "precompiled kernel (no NVRTC source)")                          \
     X(GRAPH_CAPTURE, "graph_capture", "launched into a CUDA graph capture")                        \
     X(NO_TUNABLES, "no_tunables_declaration", "no tunables declaration")                           \
-    X(GRAPH_REPLAY, "graph_replay", "graph replay (kernels inside graphs are not tuned)")
+    X(GRAPH_REPLAY, "graph_replay", "graph replay (kernels inside graphs are not tuned)")          \
+    X(PARAMS_UNKNOWN, "parameters_unknown", "kernel parameters not understood")                    \
+    X(PACKED_ARGS, "packed_arguments", "parameters packed in `extra`")                             \
+    X(COOPERATIVE, "cooperative_launch", "cooperative launch")                                     \
+    X(LAUNCH_ATTRS, "launch_attributes", "launch attributes the shim cannot reproduce")
 
 #define AOE_NT_ENUM(code, json, text) AOE_NT_##code,
 enum { AOE_NT_NONE = 0, AOE_NOT_TUNED_REASONS(AOE_NT_ENUM) AOE_NT_COUNT };

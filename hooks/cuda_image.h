@@ -6,6 +6,8 @@
 #ifndef AOE_CUDA_IMAGE_H
 #define AOE_CUDA_IMAGE_H
 
+#include "hooks/nvrtc_programs.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,9 +38,11 @@ static inline uint64_t aoe_cu_image_hash(const void *p, size_t n)
  * built (a strong definition in the same shim); until then the reference is
  * weak and NULL, and every module counts as precompiled. Called at module
  * load (never on the launch path) with the image's bytes, length and
- * aoe_cu_image_hash; returns a stable, never-freed description (e.g. the
- * program's name) or NULL when the image did not come from NVRTC. */
-__attribute__((weak, visibility("hidden"))) const char *
-aoe_nvrtc_image_origin(const void *image, size_t len, uint64_t hash);
+ * aoe_cu_image_hash; returns the program holding a reference (the caller
+ * keeps it for good: module records are never freed) and sets *kind
+ * (AOE_NVRTC_IMAGE_CUBIN or _PTX), or NULL when the image did not come from
+ * NVRTC. */
+__attribute__((weak, visibility("hidden"))) const aoe_nvrtc_program *
+aoe_nvrtc_image_program(const void *image, size_t len, uint64_t hash, int *kind);
 
 #endif

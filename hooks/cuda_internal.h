@@ -55,6 +55,11 @@
     X(DEVICE_NAME, "cuDeviceGetName", "")                                                          \
     X(DEVICE_ATTR, "cuDeviceGetAttribute", "")                                                     \
     X(DRIVER_VERSION, "cuDriverGetVersion", "")                                                    \
+    X(FUNC_PARAM_INFO, "cuFuncGetParamInfo", "")                                                   \
+    X(CTX_CURRENT, "cuCtxGetCurrent", "")                                                          \
+    X(MEM_RANGE, "cuMemGetAddressRange_v2", "")                                                    \
+    X(STREAM_SYNC, "cuStreamSynchronize", "")                                                      \
+    X(MEMCPY_DTOH, "cuMemcpyDtoH_v2", "")                                                          \
     X(CTX_PUSH, "cuCtxPushCurrent_v2", "")                                                         \
     X(CTX_POP, "cuCtxPopCurrent_v2", "")                                                           \
     X(ERROR_NAME, "cuGetErrorName", "")
@@ -90,7 +95,13 @@ typedef struct {
     int kind;           /* AOE_CU_IMAGE_* (hooks/cuda_image.h) */
     size_t len;         /* bytes hashed (0: not hashed) */
     uint64_t hash;      /* aoe_cu_image_hash of the image */
-    const char *origin; /* the NVRTC program that produced it (aoe_nvrtc_image_origin), or NULL */
+    const char *origin; /* the name of the NVRTC program that produced it, or NULL */
+    /* The NVRTC program that produced it (aoe_nvrtc_image_program; a
+     * reference held for good), what it loaded of it, and for an ELF cubin
+     * its kernels' parameter layouts (hooks/cuda_nvinfo.h), or NULL. */
+    const aoe_nvrtc_program *program;
+    int image_kind; /* AOE_NVRTC_IMAGE_CUBIN or _PTX */
+    struct aoe_cu_nvinfo *nvinfo;
 } aoe_cu_module;
 
 enum { AOE_CU_FN_NEW = 0, AOE_CU_FN_SIGHTING, AOE_CU_FN_READY };
@@ -139,11 +150,20 @@ aoe_cu_func *aoe_cu_find_or_add(const void *fn);
 void aoe_cu_track_atfork_child(void);
 
 /* ---- launches (cuda_launch.c) ---- */
+/* How a launch passes its parameters and what it asks of the driver. */
+enum {
+    AOE_CU_LAUNCH_PLAIN = 0, /* kernelParams, no attributes */
+    AOE_CU_LAUNCH_COOP,      /* cuLaunchCooperativeKernel */
+    AOE_CU_LAUNCH_ATTRS,     /* cuLaunchKernelEx with launch attributes */
+    AOE_CU_LAUNCH_PACKED,    /* parameters packed in `extra` */
+};
+
 typedef struct {
     unsigned grid[3], block[3], shared;
     CUstream stream;
     int per_thread;      /* a _ptsz entry point */
     const char *variant; /* its exported name */
+    int kind;            /* AOE_CU_LAUNCH_* */
 } aoe_cu_launch;
 
 /* Slow path: the first launch of fn (the record created when the shim never

@@ -1,16 +1,20 @@
 /* The launch entry points (cuLaunchKernel, cuLaunchKernelEx,
- * cuLaunchCooperativeKernel, each legacy and _ptsz): observed, never
- * changed. A launch of a function past its first sight costs a lock-free
- * table lookup and a counter move (no syscall, lock or allocation), then a
- * tail call of the real entry point with the caller's arguments. The first
- * launch of a function (aoe_cu_first_sight, out of line) asks the driver
- * for its name, walks the call site, asks whether the stream is being
- * captured into a graph, and lists the kernel with the reason it is not
- * tuned (nothing is tuned yet: graph capture, NVRTC program without a
- * tunables declaration, or precompiled). */
+ * cuLaunchCooperativeKernel, each legacy and _ptsz). A launch of a function
+ * past its first sight costs a lock-free table lookup; an untuned function
+ * then a counter move and a tail call of the real entry point with the
+ * caller's arguments (no syscall, lock or allocation); a tuned one
+ * (hooks/cuda_tune_launch.c) its shape and policy. The first launch of a
+ * function (aoe_cu_first_sight, out of line) asks the driver for its name,
+ * walks the call site, asks whether the stream is being captured into a
+ * graph, and decides whether it is tuned (hooks/cuda_tune.c); if not, lists
+ * the kernel with the reason (graph capture, NVRTC program without a
+ * tunables declaration, parameters not understood, precompiled, ...). */
 #include "hooks/cuda_internal.h"
+#include "hooks/cuda_tune.h"
 
 #include "core/log.h"
+#include "core/not_tuned_reasons.h"
+#include "preload/reclaim.h"
 #include "preload/callsite.h"
 
 #include <pthread.h>
@@ -91,9 +95,11 @@ void aoe_cu_first_sight(const void *fn, const aoe_cu_launch *l)
     aoe_cu_callsite(site, sizeof site);
     int capture = capture_status(l);
     const char *fp = aoe_cu_current_fingerprint();
-    int why = capture != CU_STREAM_CAPTURE_STATUS_NONE ? AOE_NT_GRAPH_CAPTURE
-              : r->mod && r->mod->origin               ? AOE_NT_NO_TUNABLES
-                                                       : AOE_NT_PRECOMPILED;
+    char detail[200];
+    int why = aoe_cu_tune_decide(r, fn, name, l, detail, sizeof detail);
+    if (capture != CU_STREAM_CAPTURE_STATUS_NONE &&
+        (why == AOE_NT_NO_TUNABLES || why == AOE_NT_PRECOMPILED))
+        why = AOE_NT_GRAPH_CAPTURE;
     AOE_DEBUG("CUDA kernel %s: first launch through %s from %s, grid %ux%ux%u, block %ux%ux%u, "
               "%u shared bytes, stream %p %s, module %016llx%s%s, device %s",
               name, l->variant, site, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
@@ -104,29 +110,48 @@ void aoe_cu_first_sight(const void *fn, const aoe_cu_launch *l)
               r->mod ? (unsigned long long)r->mod->hash : 0ull,
               r->mod && r->mod->origin ? " from NVRTC program " : "",
               r->mod && r->mod->origin ? r->mod->origin : "", fp ? fp : "unknown");
-    aoe_not_tuned *nt = aoe_not_tuned_note(name, why, site);
-    if (nt) atomic_store_explicit(&r->untuned.dest, &nt->launches, memory_order_release);
-    aoe_untuned_count(&r->untuned);
+    if (why) {
+        if (detail[0]) AOE_DEBUG("CUDA kernel %s not tuned: %s", name, detail);
+        aoe_not_tuned *nt = aoe_not_tuned_note(name, why, site);
+        if (nt) atomic_store_explicit(&r->untuned.dest, &nt->launches, memory_order_release);
+        aoe_untuned_count(&r->untuned);
+    }
     atomic_store_explicit(&r->state, AOE_CU_FN_READY, memory_order_release);
 }
 
-/* Counts a launch of fn past its first sight (1), or says it needs one (0). */
-static inline int counted(const void *fn)
+/* A tuned function launched a way the shim does not tune (cooperative,
+ * launch attributes, parameters packed in `extra`): passed through and
+ * counted in a not-tuned entry of its own, noted at the first such launch. */
+static __attribute__((noinline, cold)) void other_launch(aoe_cu_func *r, aoe_cu_tunable *t,
+                                                         int kind)
+{
+    aoe_cu_tuned *L = t->launch;
+    if (!atomic_exchange(&L->said_other, 1)) {
+        int why = kind == AOE_CU_LAUNCH_COOP     ? AOE_NT_COOPERATIVE
+                  : kind == AOE_CU_LAUNCH_PACKED ? AOE_NT_PACKED_ARGS
+                                                 : AOE_NT_LAUNCH_ATTRS;
+        aoe_not_tuned *nt = aoe_not_tuned_note(t->name, why, "");
+        if (nt) atomic_store_explicit(&r->untuned.dest, &nt->launches, memory_order_release);
+    }
+    aoe_untuned_count(&r->untuned);
+}
+
+/* The record of fn once past its first sight, else NULL. */
+static inline aoe_cu_func *ready(const void *fn)
 {
     aoe_cu_func *r = aoe_cu_find(fn);
     if (__builtin_expect(
-            !r || atomic_load_explicit(&r->state, memory_order_relaxed) != AOE_CU_FN_READY, 0))
-        return 0;
-    aoe_untuned_count(&r->untuned);
-    return 1;
+            !r || atomic_load_explicit(&r->state, memory_order_acquire) != AOE_CU_FN_READY, 0))
+        return NULL;
+    return r;
 }
 
 static __attribute__((noinline, cold)) void sight(const void *fn, unsigned gx, unsigned gy,
                                                   unsigned gz, unsigned bx, unsigned by,
                                                   unsigned bz, unsigned shared, CUstream s,
-                                                  int per_thread, const char *variant)
+                                                  int per_thread, const char *variant, int kind)
 {
-    aoe_cu_launch l = {{gx, gy, gz}, {bx, by, bz}, shared, s, per_thread, variant};
+    aoe_cu_launch l = {{gx, gy, gz}, {bx, by, bz}, shared, s, per_thread, variant, kind};
     aoe_cu_first_sight(fn, &l);
 }
 
@@ -136,6 +161,55 @@ static __attribute__((noinline, cold)) void sight(const void *fn, unsigned gx, u
 #define COOP_PARAMS                                                                                \
     (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,   \
      unsigned shared, CUstream s, void **params)
+
+/* A launch of a tuned function through cuLaunchKernel(_ptsz). */
+static __attribute__((noinline)) CUresult tuned(launch_fn real, int pt, aoe_cu_func *r,
+                                                aoe_cu_tunable *t, CUfunction f, unsigned gx,
+                                                unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                                unsigned bz, unsigned shared, CUstream s,
+                                                void **params, void **extra)
+{
+    if (__builtin_expect(extra != NULL, 0)) {
+        other_launch(r, t, AOE_CU_LAUNCH_PACKED);
+        return real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
+    }
+    const aoe_cu_how how = {(void *)real, NULL, pt};
+    const unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
+    return aoe_cu_launch_tuned(&how, t, f, g, b, shared, s, params, NULL);
+}
+
+/* A tuned function's launch whose shape has a policy: the tuned launch
+ * remembered for this shape and policy (inside a read section: the policy
+ * and the remembered launch may be retired), else the general hit. Out of
+ * line and entered by a tail call: the wrapper itself keeps no value across
+ * a call (no saved registers, no stack frame), so the untuned path stays
+ * as cheap as it was. */
+static __attribute__((noinline)) CUresult hit(launch_fn real, int pt, aoe_cu_tunable *t,
+                                              const aoe_cu_shape *e, CUfunction f, unsigned shared,
+                                              CUstream s, void **params)
+{
+    aoe_cu_tuned *L = t->launch;
+    aoe_rd_node *rd = aoe_rd_begin();
+    if (__builtin_expect(!rd, 0))
+        return aoe_cu_hit_plain((void *)real, pt, t, e, f, shared, s, params);
+    const aoe_policy_entry *pol = atomic_load_explicit(&e->op->policy, memory_order_acquire);
+    const aoe_cu_hit *h = atomic_load_explicit(&e->hit, memory_order_acquire);
+    if (__builtin_expect(!pol || !h || h->serial != pol->serial ||
+                             atomic_load_explicit(&L->broken_serial, memory_order_relaxed) ==
+                                 pol->serial,
+                         0)) {
+        aoe_rd_end(rd);
+        return aoe_cu_hit_plain((void *)real, pt, t, e, f, shared, s, params);
+    }
+    const aoe_cu_hit v = *h;
+    aoe_rd_end(rd);
+    CUresult rc = real(v.fn, v.grid[0], v.grid[1], v.grid[2], v.block[0], v.block[1], v.block[2],
+                       shared, s, params, NULL);
+    if (__builtin_expect(rc != CUDA_SUCCESS, 0))
+        return aoe_cu_hit_refused((void *)real, pt, t, e, v.serial, rc, f, shared, s, params);
+    aoe_counts_launch(aoe_cu_shape_counts(e), rd, 1);
+    return rc;
+}
 
 /* The slow path (the entry point not resolved yet, or the function's first
  * sight), then the real call: out of line and entered by a tail call, so
@@ -148,7 +222,18 @@ first_launch(int id, int pt, const char *name, CUfunction f, unsigned gx, unsign
 {
     launch_fn real = (launch_fn)aoe_cu_real(id);
     if (!real) return CUDA_ERROR_NOT_INITIALIZED;
-    if (!counted(f)) sight(f, gx, gy, gz, bx, by, bz, shared, s, pt, name);
+    aoe_cu_func *r = ready(f);
+    if (!r) {
+        sight(f, gx, gy, gz, bx, by, bz, shared, s, pt, name,
+              extra ? AOE_CU_LAUNCH_PACKED : AOE_CU_LAUNCH_PLAIN);
+        if (!(r = ready(f))) return real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
+        aoe_cu_tunable *t = atomic_load_explicit(&r->tunable, memory_order_acquire);
+        if (t) return tuned(real, pt, r, t, f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
+        return real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
+    }
+    aoe_cu_tunable *t = atomic_load_explicit(&r->tunable, memory_order_acquire);
+    if (t) return tuned(real, pt, r, t, f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
+    aoe_untuned_count(&r->untuned);
     return real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
 }
 
@@ -158,46 +243,99 @@ first_coop(int id, int pt, const char *name, CUfunction f, unsigned gx, unsigned
 {
     coop_fn real = (coop_fn)aoe_cu_real(id);
     if (!real) return CUDA_ERROR_NOT_INITIALIZED;
-    if (!counted(f)) sight(f, gx, gy, gz, bx, by, bz, shared, s, pt, name);
+    aoe_cu_func *r = ready(f);
+    if (!r) {
+        sight(f, gx, gy, gz, bx, by, bz, shared, s, pt, name, AOE_CU_LAUNCH_COOP);
+    } else {
+        aoe_cu_tunable *t = atomic_load_explicit(&r->tunable, memory_order_acquire);
+        if (t)
+            other_launch(r, t, AOE_CU_LAUNCH_COOP);
+        else
+            aoe_untuned_count(&r->untuned);
+    }
     return real(f, gx, gy, gz, bx, by, bz, shared, s, params);
 }
 
-static __attribute__((noinline, cold)) CUresult first_ex(int id, int pt, const char *name,
-                                                         const CUlaunchConfig *c, CUfunction f,
-                                                         void **params, void **extra)
+static __attribute__((noinline)) CUresult launch_ex(launch_ex_fn real, int pt, const char *name,
+                                                    const CUlaunchConfig *c, CUfunction f,
+                                                    void **params, void **extra)
 {
-    launch_ex_fn real = (launch_ex_fn)aoe_cu_real(id);
-    if (!real) return CUDA_ERROR_NOT_INITIALIZED;
-    if (c && !counted(f))
+    if (!c) return real(c, f, params, extra);
+    int kind = c->numAttrs ? AOE_CU_LAUNCH_ATTRS
+               : extra     ? AOE_CU_LAUNCH_PACKED
+                           : AOE_CU_LAUNCH_PLAIN;
+    aoe_cu_func *r = ready(f);
+    if (!r) {
         sight(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ,
-              c->sharedMemBytes, c->hStream, pt, name);
-    return real(c, f, params, extra);
+              c->sharedMemBytes, c->hStream, pt, name, kind);
+        if (!(r = ready(f))) return real(c, f, params, extra);
+    } else if (!atomic_load_explicit(&r->tunable, memory_order_relaxed)) {
+        aoe_untuned_count(&r->untuned);
+        return real(c, f, params, extra);
+    }
+    aoe_cu_tunable *t = atomic_load_explicit(&r->tunable, memory_order_acquire);
+    if (!t) return real(c, f, params, extra);
+    if (kind != AOE_CU_LAUNCH_PLAIN) {
+        other_launch(r, t, kind);
+        return real(c, f, params, extra);
+    }
+    const aoe_cu_how how = {(void *)real, c, pt};
+    const unsigned g[3] = {c->gridDimX, c->gridDimY, c->gridDimZ};
+    const unsigned b[3] = {c->blockDimX, c->blockDimY, c->blockDimZ};
+    return aoe_cu_launch_tuned(&how, t, f, g, b, c->sharedMemBytes, c->hStream, params, NULL);
 }
 
 /* The real entry point as resolved, or NULL (then the slow path resolves it). */
 #define RESOLVED(id, type)                                                                         \
     ((type)atomic_load_explicit(&aoe_cu_real_ptr[AOE_CUF_##id], memory_order_relaxed))
+/* Past its first sight: an untuned function counts with two plain moves and
+ * tail-calls the driver; a tuned one takes its launch path. */
 #define LAUNCH_BODY(id, name, pt)                                                                  \
     {                                                                                              \
         launch_fn real = RESOLVED(id, launch_fn);                                                  \
-        if (__builtin_expect(!real || !counted(f), 0))                                             \
+        aoe_cu_func *r = ready(f);                                                                 \
+        if (__builtin_expect(!real || !r, 0))                                                      \
             return first_launch(AOE_CUF_##id, pt, name, f, gx, gy, gz, bx, by, bz, shared, s,      \
                                 params, extra);                                                    \
+        aoe_cu_tunable *t = atomic_load_explicit(&r->tunable, memory_order_acquire);               \
+        if (t) {                                                                                   \
+            aoe_cu_tuned *L = t->launch;                                                           \
+            const aoe_cu_shape *e = atomic_load_explicit(&L->last, memory_order_acquire);          \
+            if (__builtin_expect(e && !extra && params && e->op && !e->no_subst &&                 \
+                                     e->grid[0] == gx && e->block[0] == bx && e->grid[1] == gy &&  \
+                                     e->block[1] == by && e->grid[2] == gz && e->block[2] == bz && \
+                                     e->shared == shared && aoe_cu_args_same(L, e, params),        \
+                                 1)) {                                                             \
+                if (atomic_load_explicit(&e->op->policy, memory_order_relaxed))                    \
+                    return hit(real, pt, t, e, f, shared, s, params);                              \
+                aoe_counts_launch(aoe_cu_shape_counts(e), aoe_rd_self, 0);                         \
+                return real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);                  \
+            }                                                                                      \
+            return tuned(real, pt, r, t, f, gx, gy, gz, bx, by, bz, shared, s, params, extra);     \
+        }                                                                                          \
+        aoe_untuned_count(&r->untuned);                                                            \
         return real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);                          \
     }
 #define COOP_BODY(id, name, pt)                                                                    \
     {                                                                                              \
         coop_fn real = RESOLVED(id, coop_fn);                                                      \
-        if (__builtin_expect(!real || !counted(f), 0))                                             \
+        aoe_cu_func *r = ready(f);                                                                 \
+        if (__builtin_expect(                                                                      \
+                !real || !r || atomic_load_explicit(&r->tunable, memory_order_relaxed), 0))        \
             return first_coop(AOE_CUF_##id, pt, name, f, gx, gy, gz, bx, by, bz, shared, s,        \
                               params);                                                             \
+        aoe_untuned_count(&r->untuned);                                                            \
         return real(f, gx, gy, gz, bx, by, bz, shared, s, params);                                 \
     }
 #define EX_BODY(id, name, pt)                                                                      \
     {                                                                                              \
         launch_ex_fn real = RESOLVED(id, launch_ex_fn);                                            \
-        if (__builtin_expect(!real || !counted(f), 0))                                             \
-            return first_ex(AOE_CUF_##id, pt, name, c, f, params, extra);                          \
+        if (__builtin_expect(!real, 0) && !(real = (launch_ex_fn)aoe_cu_real(AOE_CUF_##id)))       \
+            return CUDA_ERROR_NOT_INITIALIZED;                                                     \
+        aoe_cu_func *r = ready(f);                                                                 \
+        if (__builtin_expect(!r || atomic_load_explicit(&r->tunable, memory_order_relaxed), 0))    \
+            return launch_ex(real, pt, name, c, f, params, extra);                                 \
+        aoe_untuned_count(&r->untuned);                                                            \
         return real(c, f, params, extra);                                                          \
     }
 

@@ -5,6 +5,8 @@
  * launches are then recorded at first sight as made outside the shim). */
 #include "hooks/cuda_image.h"
 #include "hooks/cuda_internal.h"
+#include "hooks/cuda_nvinfo.h"
+#include "hooks/cuda_tune.h"
 
 #include "core/log.h"
 #include "launch/ptr_table.h"
@@ -43,8 +45,12 @@ void aoe_cu_track_module(const void *handle, const void *image, int kind)
     const void *start = image;
     m->kind = image ? aoe_cu_image_measure(image, &start, &m->len) : kind;
     if (m->len) m->hash = aoe_cu_image_hash(start, m->len);
-    if (m->len && aoe_nvrtc_image_origin)
-        m->origin = aoe_nvrtc_image_origin(start, m->len, m->hash);
+    if (m->len && aoe_nvrtc_image_program)
+        m->program = aoe_nvrtc_image_program(start, m->len, m->hash, &m->image_kind);
+    if (m->program) {
+        m->origin = m->program->name ? m->program->name : "?";
+        if (m->kind == AOE_CU_IMAGE_ELF) m->nvinfo = aoe_cu_nvinfo_read(start, m->len);
+    }
     AOE_DEBUG("CUDA module %p: kind %d, %zu bytes, hash %016llx%s%s", handle, m->kind, m->len,
               (unsigned long long)m->hash, m->origin ? ", from NVRTC program " : "",
               m->origin ? m->origin : "");
@@ -116,13 +122,23 @@ void aoe_cu_untrack_module(const void *handle)
 void aoe_cu_flush_counts(void)
 {
     int n = atomic_load(&g_nfuncs);
-    for (int i = 0; i < n && i < MAX_FUNCS; i++) aoe_untuned_flush(&g_func_pool[i].untuned);
+    for (int i = 0; i < n && i < MAX_FUNCS; i++) {
+        aoe_untuned_flush(&g_func_pool[i].untuned);
+        aoe_cu_tunable *t = atomic_load_explicit(&g_func_pool[i].tunable, memory_order_acquire);
+        if (t) aoe_cu_tune_flush(t);
+    }
     aoe_cu_graph_flush_counts();
 }
 
 void aoe_cu_track_atfork_child(void)
 {
     pthread_mutex_init(&g_func_lock, NULL);
+    /* a thread of the parent making a tuned function's shape is gone */
+    int n = atomic_load(&g_nfuncs);
+    for (int i = 0; i < n && i < MAX_FUNCS; i++) {
+        aoe_cu_tunable *t = atomic_load_explicit(&g_func_pool[i].tunable, memory_order_acquire);
+        if (t) atomic_store(&((aoe_cu_tuned *)t->launch)->slow_lock, 0);
+    }
     aoe_ptr_table_atfork_child(&g_modules);
     aoe_ptr_table_atfork_child(&aoe_cu_funcs);
 }

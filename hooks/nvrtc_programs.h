@@ -38,4 +38,8 @@ uint64_t aoe_nvrtc_image_hash(const void *image, size_t size);
 const aoe_nvrtc_program *aoe_nvrtc_program_for_image(uint64_t hash, size_t size, int *kind);
 void aoe_nvrtc_program_release(const aoe_nvrtc_program *p);
 
+/* The absolute path of the libnvrtc the shim's NVRTC hooks call (dladdr of
+ * its nvrtcCompileProgram), or NULL when unknown. Asked once. */
+const char *aoe_nvrtc_library_path(void);
+
 #endif

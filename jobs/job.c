@@ -234,6 +234,25 @@ static const char *key_fingerprint(const aoe_job *job, char *buf, size_t buflen)
     return buf;
 }
 
+uint64_t aoe_job_kernel_part(const aoe_job *job, int *oom)
+{
+    char fpbuf[AOE_FINGERPRINT_LEN + 128], *joined = NULL;
+    const char *options = job->options;
+    *oom = 0;
+    if (!options && job->noptions &&
+        !(options = joined = aoe_job_options_join(job->option_list, job->noptions))) {
+        *oom = 1;
+        return 0;
+    }
+    aoe_hash128 prog = job->source ? aoe_program_hash(job->source, strlen(job->source))
+                                   : aoe_program_hash(job->binary, (size_t)job->binary_size);
+    uint64_t kpart =
+        aoe_opkey_kernel(key_fingerprint(job, fpbuf, sizeof fpbuf), prog,
+                         job->kernel_name ? job->kernel_name : "", options ? options : "");
+    free(joined);
+    return kpart;
+}
+
 aoe_key aoe_job_compute_key(const aoe_job *job)
 {
     if (aoe_job_is_gemm(job)) { /* keyed by its description alone (docs/formats.md) */
@@ -241,17 +260,9 @@ aoe_key aoe_job_compute_key(const aoe_job *job)
         if (aoe_gemm_from_job(job, &d, NULL, 0)) return (aoe_key){0, 0}; /* nothing matches */
         return aoe_gemm_key(job->fingerprint, &d);
     }
-    char fpbuf[AOE_FINGERPRINT_LEN + 128], *joined = NULL;
-    const char *options = job->options;
-    if (!options && job->noptions &&
-        !(options = joined = aoe_job_options_join(job->option_list, job->noptions)))
-        return (aoe_key){0, 0}; /* out of memory: a key nothing matches */
-    aoe_hash128 prog = job->source ? aoe_program_hash(job->source, strlen(job->source))
-                                   : aoe_program_hash(job->binary, (size_t)job->binary_size);
-    uint64_t kpart =
-        aoe_opkey_kernel(key_fingerprint(job, fpbuf, sizeof fpbuf), prog,
-                         job->kernel_name ? job->kernel_name : "", options ? options : "");
-    free(joined);
+    int oom;
+    uint64_t kpart = aoe_job_kernel_part(job, &oom);
+    if (oom) return (aoe_key){0, 0}; /* out of memory: a key nothing matches */
     size_t global[3] = {0, 0, 0}, local[3] = {0, 0, 0};
     uint32_t wd = job->work_dim > 3 ? 3 : job->work_dim;
     for (uint32_t d = 0; d < wd; d++) {
@@ -259,6 +270,7 @@ aoe_key aoe_job_compute_key(const aoe_job *job)
         local[d] = (size_t)job->local[d];
     }
     /* Small fixed array first: no allocation for the common case. */
+    int grid = job->launch_kind == AOE_LAUNCH_GRID_BLOCK;
     aoe_arg_shape small[32], *shapes = small;
     if (job->nargs > 32 && !(shapes = calloc(job->nargs, sizeof *shapes)))
         return (aoe_key){0, 0}; /* out of memory: a key nothing matches */
@@ -272,7 +284,9 @@ aoe_key aoe_job_compute_key(const aoe_job *job)
             *s = (aoe_arg_shape){AOE_ARGK_SCALAR, a->data ? (uint32_t)a->size : 0, 0, a->data};
             break;
         case AOE_JOB_ARG_BUFFER:
-            *s = (aoe_arg_shape){AOE_ARGK_BUFFER, 0, a->size, NULL};
+            /* a grid launch's buffer by kind only: its hook sees a pointer,
+             * whose allocation it cannot know without a driver call */
+            *s = (aoe_arg_shape){AOE_ARGK_BUFFER, 0, grid ? 0 : a->size, NULL};
             break;
         case AOE_JOB_ARG_LOCAL:
             *s = (aoe_arg_shape){AOE_ARGK_LOCAL, 0, a->size, NULL};

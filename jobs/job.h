@@ -116,6 +116,12 @@ void aoe_job_free(aoe_job *job);
 /* The operator key as the shim computes it for this job's launch: the same
  * for a format 1 and a format 2 file of one launch. */
 aoe_key aoe_job_compute_key(const aoe_job *job);
+/* Its kernel part (aoe_opkey_kernel of the fingerprint with what format 1
+ * could not say, the program, the entry and the options), for a hook that
+ * keys its launches as aoe_job_compute_key keys the job. *oom: out of memory.
+ * A grid launch's (AOE_LAUNCH_GRID_BLOCK) buffer arguments are keyed by kind
+ * only (extent 0). */
+uint64_t aoe_job_kernel_part(const aoe_job *job, int *oom);
 
 /* The launch in threads, as the tuner speaks of sizes (tunables rules'
  * G0..G2 and L0..L2, policies, aoe_exec_launch): global = work items in

@@ -58,6 +58,11 @@ int aoe_launch_job(const aoe_launch_desc *d, const aoe_key *key, const char *cal
         job->local[i] = d->local ? d->local[i] : 0;
     }
     job->has_local = d->local != NULL;
+    job->launch_kind = (aoe_job_launch_kind)d->launch_kind;
+    job->dynamic_shared_bytes = d->dynamic_shared_bytes;
+    job->option_list = (char **)d->option_list;
+    job->noptions = d->option_list ? d->noptions : 0;
+    job->runtime_extra = (char *)d->runtime_extra;
     job->nargs = d->nargs;
     job->key = *key;
     job->call_site = (char *)call_site;

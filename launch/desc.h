@@ -22,7 +22,8 @@ typedef struct {
     void (*limits)(const struct aoe_launch_desc *d, uint64_t *max_wg, uint64_t max_item[3]);
     /* Buffer argument i of a job being captured: ja->kind and ja->size are
      * set; the hook sets ja->flags and ja->data (malloc'ed contents up to
-     * limit bytes, or NULL: replayed with synthetic data). */
+     * limit bytes, or NULL: replayed with synthetic data). A grid launch's
+     * buffers are keyed by kind only (size 0): its hook sets ja->size too. */
     void (*buffer)(const struct aoe_launch_desc *d, uint32_t i, aoe_job_arg *ja, uint64_t limit);
     /* The element type of argument i, filled (kind, size, data) as above;
      * NULL or AOE_ELEM_BYTES when the runtime cannot tell. */
@@ -48,6 +49,15 @@ typedef struct aoe_launch_desc {
     const size_t *local; /* NULL: the program gave none */
     uint32_t nargs;
     const aoe_arg_shape *shapes; /* per argument; scalars' bytes in shapes[i].bytes */
+    /* Zero for OpenCL. A grid launch (AOE_LAUNCH_GRID_BLOCK, CUDA): global is
+     * the grid (blocks), local the block (threads per block), always given;
+     * a policy is checked against threads (grid x block) and block. */
+    int launch_kind;                /* aoe_job_launch_kind */
+    uint64_t dynamic_shared_bytes;  /* per block, beyond the program's own */
+    const char *const *option_list; /* the options as the compiler saw them (NULL: split) */
+    uint32_t noptions;
+    const char *runtime_extra; /* the job's runtime_extra (JSON object text), or NULL */
+    int not_capturable; /* AOE_NT_*: the operator is made, never captured (e.g. graph capture) */
 } aoe_launch_desc;
 
 /* 1 when every argument was set (else the runtime reports the launch). */

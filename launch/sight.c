@@ -30,8 +30,9 @@ static void set_shape(const aoe_launch_host *h, const aoe_launch_desc *d, aoe_op
     if (!ls) return; /* no policy is applied to it */
     ls->dim = d->dim;
     ls->has_local = d->local != NULL;
+    int grid = d->launch_kind == AOE_LAUNCH_GRID_BLOCK && d->local; /* checked in threads */
     for (uint32_t i = 0; i < d->dim; i++) {
-        ls->global[i] = d->global[i];
+        ls->global[i] = grid ? (uint64_t)d->global[i] * d->local[i] : d->global[i];
         ls->local[i] = d->local ? d->local[i] : 0;
     }
     if (d->rt && d->rt->limits) d->rt->limits(d, &ls->max_wg, ls->max_item);
@@ -59,6 +60,10 @@ static void first_sight(aoe_sight *s, const aoe_launch_desc *d, aoe_op *op, cons
         op->first = AOE_OP_FIRST_HIT;
         op->first_timestamp = p->rec.timestamp;
         if (h->note_active) h->note_active();
+    }
+    if (d->not_capturable) {
+        not_tuned(h, op, d->not_capturable, "");
+        return;
     }
     if (!h->capture) return;
     if (op->first == AOE_OP_FIRST_HIT && !h->repeat) return;

@@ -32,6 +32,21 @@ int fcu_valid_range(CUdeviceptr p, size_t n)
     return ok;
 }
 
+/* cuMemGetAddressRange_v2: the live allocation holding p. */
+FCU_EXPORT CUresult cuMemGetAddressRange(CUdeviceptr *base, size_t *size, CUdeviceptr p)
+{
+    CUresult r = fcu_need_context();
+    if (r) return r;
+    const alloc *hit = NULL;
+    pthread_mutex_lock(&lock);
+    for (const alloc *a = allocs; a && !hit; a = a->next)
+        if (p >= a->base && p - a->base < a->size) hit = a;
+    if (hit && base) *base = (CUdeviceptr)hit->base;
+    if (hit && size) *size = hit->size;
+    pthread_mutex_unlock(&lock);
+    return hit ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
 FCU_EXPORT size_t fakecuda_mem_used(void)
 {
     pthread_mutex_lock(&lock);

@@ -1462,3 +1462,38 @@ Test(job, many_runtime_extra_members_are_checked_quickly, .timeout = 30)
         }
     }
 }
+
+/* A grid launch (CUDA) keys its buffers by kind only: the hook keys a launch
+ * before it knows any allocation; an OpenCL job's buffer sizes still count. */
+Test(job, grid_buffers_keyed_by_kind)
+{
+    aoe_job j = sample_job();
+    aoe_key cl_a = aoe_job_compute_key(&j);
+    sample_args[2].size = 8192;
+    aoe_key cl_b = aoe_job_compute_key(&j);
+    cr_expect(!key_eq(cl_a, cl_b), "an OpenCL buffer's size is part of the key");
+    j.launch_kind = AOE_LAUNCH_GRID_BLOCK;
+    aoe_key g_a = aoe_job_compute_key(&j);
+    sample_args[2].size = 4096;
+    sample_args[1].size = 1 << 20;
+    aoe_key g_b = aoe_job_compute_key(&j);
+    cr_expect(key_eq(g_a, g_b), "a grid job's buffer sizes changed its key");
+    sample_args[4].kind = AOE_JOB_ARG_BUFFER; /* NULL pointer -> buffer: another kind */
+    sample_args[4].size = 64;
+    aoe_key g_c = aoe_job_compute_key(&j);
+    cr_expect(!key_eq(g_a, g_c), "a grid job's argument kinds are part of the key");
+    /* the kernel part the hooks use is the job's */
+    int oom = 1;
+    uint64_t kp = aoe_job_kernel_part(&j, &oom);
+    cr_expect_eq(oom, 0);
+    size_t grid[3] = {64, 32, 0}, block[3] = {8, 4, 0};
+    aoe_arg_shape s[5] = {{AOE_ARGK_SCALAR, 4, 0, sample_args[0].data},
+                          {AOE_ARGK_BUFFER, 0, 0, NULL},
+                          {AOE_ARGK_BUFFER, 0, 0, NULL},
+                          {AOE_ARGK_LOCAL, 0, 1024, NULL},
+                          {AOE_ARGK_BUFFER, 0, 0, NULL}};
+    aoe_key hook = aoe_opkey_launch(kp, 2, grid, block, 5, s);
+    cr_expect(key_eq(hook, g_c), "the hook's key differs from the job's");
+    sample_args[4] = (aoe_job_arg){AOE_JOB_ARG_NULLMEM, 0, 0, NULL, AOE_ELEM_BYTES};
+    sample_args[1].size = 16;
+}

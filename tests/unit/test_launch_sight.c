@@ -302,3 +302,42 @@ Test(launch_sight, variant_never_overrides_the_programs_macros)
     cr_assert_eq(aoe_variant_overrides(NULL, " -DTILE=8"), 0);
     cr_assert_eq(aoe_variant_overrides("", " -D=8"), 1, "malformed");
 }
+
+/* A grid launch (CUDA): the job says so (launch kind, dynamic shared bytes,
+ * the option list, runtime_extra), the policy check sees threads; a launch
+ * the runtime forbids capturing makes its operator, listed, never captured.
+ * An OpenCL description leaves all of it zero. */
+Test(launch_sight, grid_launch_and_not_capturable)
+{
+    aoe_launch_desc d = desc(0x7001, "k");
+    aoe_sight s = {0};
+    aoe_op *op = aoe_launch_resolve(&s, &d);
+    cr_assert(g.job.launch_kind == AOE_LAUNCH_GLOBAL_LOCAL && !g.job.dynamic_shared_bytes &&
+              !g.job.option_list && !g.job.noptions && !g.job.runtime_extra);
+    cr_assert_eq(atomic_load(&op->shape)->global[0], 1024);
+
+    static const char *const opts[] = {"-DX=1", "--gpu-architecture=sm_90"};
+    d = desc(0x7002, "k");
+    d.launch_kind = AOE_LAUNCH_GRID_BLOCK;
+    d.dynamic_shared_bytes = 512;
+    d.option_list = opts;
+    d.noptions = 2;
+    d.runtime_extra = "{\"image\":\"cubin\"}";
+    op = aoe_launch_resolve(&s, &d);
+    cr_assert_eq(g.submitted, 1);
+    cr_assert(g.job.launch_kind == AOE_LAUNCH_GRID_BLOCK && g.job.dynamic_shared_bytes == 512);
+    cr_assert(g.job.noptions == 2 && !strcmp(g.job.option_list[1], "--gpu-architecture=sm_90"));
+    cr_assert_str_eq(g.job.runtime_extra, "{\"image\":\"cubin\"}");
+    cr_assert(g.job.grid[0] == 1024 && g.job.block[1] == 4, "grid and block as described");
+    const aoe_launch_shape *ls = atomic_load(&op->shape);
+    cr_assert(ls->global[0] == 1024 * 64 && ls->global[1] == 16 * 4 && ls->local[0] == 64,
+              "the policy check sees threads");
+
+    d = desc(0x7003, "k");
+    d.launch_kind = AOE_LAUNCH_GRID_BLOCK;
+    d.not_capturable = AOE_NT_GRAPH_CAPTURE;
+    op = aoe_launch_resolve(&s, &d);
+    cr_assert_not_null(op);
+    cr_assert(g.submitted == 0 && op->not_tuned == AOE_NT_GRAPH_CAPTURE &&
+              g.last_reason == AOE_NT_GRAPH_CAPTURE);
+}
