@@ -115,6 +115,37 @@ FCU_EXPORT CUresult cuModuleUnload(CUmodule mod)
     return CUDA_SUCCESS;
 }
 
+/* An address inside this library (dladdr finds the driver's directory). */
+static void host_library_anchor(void) {}
+
+static void *g_kernels;
+
+static void load_kernels_library(void)
+{
+    Dl_info info;
+    char path[4096];
+    if (!dladdr((void *)host_library_anchor, &info) || !info.dli_fname) return;
+    const char *slash = strrchr(info.dli_fname, '/');
+    if (!slash) return;
+    snprintf(path, sizeof path, "%.*s/libfakecuda_kernels.so", (int)(slash - info.dli_fname),
+             info.dli_fname);
+    g_kernels = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+}
+
+/* Where the host code of a fake image's kernel lies: the process (a test
+ * program exporting it, or a library it loaded), else the fakes' own
+ * kernels library beside this driver, loaded once (so a process that did
+ * not load it, such as the background tuner, runs the same kernels). */
+static void *host_library(const char *name)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    char sym[FAKE_IMAGE_MAX_NAME + 32];
+    snprintf(sym, sizeof sym, FAKE_IMAGE_HOST_PREFIX "%s", name);
+    if (dlsym(RTLD_DEFAULT, sym)) return RTLD_DEFAULT;
+    pthread_once(&once, load_kernels_library);
+    return g_kernels ? g_kernels : RTLD_DEFAULT;
+}
+
 /* The function object called name in m (created once; tag: function or kernel). */
 static CUresult get_function(struct CUmod_st *m, const char *name, unsigned tag,
                              struct CUfunc_st **out)
@@ -137,10 +168,11 @@ static CUresult get_function(struct CUmod_st *m, const char *name, unsigned tag,
     snprintf(f->name, sizeof f->name, "%s", name);
     char sym[FAKE_IMAGE_MAX_NAME + 32];
     if (m->fake) {
+        void *where = host_library(name);
         snprintf(sym, sizeof sym, FAKE_IMAGE_HOST_PREFIX "%s", name);
-        f->host = (fcu_kernel_fn)dlsym(RTLD_DEFAULT, sym);
+        f->host = (fcu_kernel_fn)dlsym(where, sym);
         snprintf(sym, sizeof sym, "fakecuda_params_%s", name);
-        f->params = dlsym(RTLD_DEFAULT, sym);
+        f->params = dlsym(where, sym);
     }
     m->funcs[m->nfuncs++] = f;
     *out = f;

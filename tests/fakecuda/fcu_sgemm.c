@@ -12,6 +12,8 @@
  * an illegal address (also "faster"). */
 #include "fakecuda.h"
 
+#include <stdatomic.h>
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -71,6 +73,10 @@ static int run_block(int M, int N, int K, const float *A, const float *B, float 
     return 0;
 }
 
+/* The TS and WPT of the last launch (the end-to-end test asks whether the
+ * shim launched a tuned variant). */
+EXPORT atomic_long fakecuda_sgemm_last_ts, fakecuda_sgemm_last_wpt;
+
 EXPORT void fakecuda_kernel_sgemm_tiled(const fakecuda_launch *l)
 {
     int M = *(const int *)l->params[0], N = *(const int *)l->params[1],
@@ -78,6 +84,8 @@ EXPORT void fakecuda_kernel_sgemm_tiled(const fakecuda_launch *l)
     const float *A = *(const float **)l->params[3], *B = *(const float **)l->params[4];
     float *C = *(float **)l->params[5];
     long ts = fakecuda_define(l, "TS", 16), wpt = fakecuda_define(l, "WPT", 1);
+    atomic_store(&fakecuda_sgemm_last_ts, ts);
+    atomic_store(&fakecuda_sgemm_last_wpt, wpt);
     int wrong = ts == 8 && wpt == 2, faults = ts == 32 && wpt == 2;
     /* what the CUDA compiler would reject, or a block too big for the tile */
     if (ts < 1 || ts > TS_MAX || wpt < 1 || ts % wpt || l->block[2] != 1 ||
