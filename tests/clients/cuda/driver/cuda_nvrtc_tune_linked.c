@@ -5,6 +5,8 @@
  * launched on cuMemAlloc'd buffers. Linked with -lcuda and -lnvrtc (the
  * fakes). Modes:
  *   (none)     tscale twice, vcopy once; prints the results
+ *   save FILE  the same, after writing the CUBIN to FILE (the warm run of
+ *              cuda_module_file_linked loads it as a kernel cache would)
  *   graph      tscale first launched into a stream capture, then on the stream
  *   hit SECS   tscale until the variant ran (fakecuda_tscale_last_wpt != 1) or
  *              SECS passed; prints the WPT seen and whether out is right
@@ -115,6 +117,11 @@ int main(int argc, char **argv)
     char *cubin = malloc(size);
     if (!cubin || nvrtcGetCUBIN(prog, cubin) != NVRTC_SUCCESS) return 1;
     nvrtcDestroyProgram(&prog);
+    if (!strcmp(mode, "save") && argc > 2) {
+        FILE *f = fopen(argv[2], "wb");
+        if (!f || fwrite(cubin, 1, size, f) != size || fclose(f)) return 1;
+        mode = "";
+    }
 
     CHECK(cuInit(0));
     CUcontext ctx;
