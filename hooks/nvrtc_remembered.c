@@ -3,7 +3,7 @@
  * like it: the user's own, 0700, never through a link), one file per
  * image, written once (a temporary file linked to its name: an existing
  * file is never replaced) and never past AOE_NVRTC_REMEMBERED_MAX_FILES
- * files. Read back at module load with one open by name (no directory
+ * files (a writer's temporary file left by a dead process goes then). Read back at module load with one open by name (no directory
  * scan): only the user's own regular file, not a link, that no one else
  * can write; anything else is ignored with one debug message. */
 #include "hooks/nvrtc_remembered.h"
@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static atomic_int g_write_said, g_full_said;
@@ -35,9 +36,11 @@ static int remembered_dir(char *out, size_t len)
     return w < 0 || (size_t)w >= len ? -1 : 0;
 }
 
-/* The directory's entries, counted up to limit. */
+/* The directory's entries, counted up to limit; a writer's temporary file
+ * older than AOE_SPOOL_TMP_TTL_S (its process died) is removed. */
 static size_t count_files(int dfd, size_t limit)
 {
+    time_t now = time(NULL);
     int fd = dup(dfd);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     size_t n = 0;
@@ -45,8 +48,14 @@ static size_t count_files(int dfd, size_t limit)
         if (fd >= 0) close(fd);
         return limit; /* unreadable: as if full */
     }
-    for (struct dirent *e; n < limit && (e = readdir(d));)
-        if (e->d_name[0] != '.') n++;
+    for (struct dirent *e; n < limit && (e = readdir(d));) {
+        struct stat st;
+        if (e->d_name[0] == '.') continue;
+        if (strstr(e->d_name, ".json.tmp") && !fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+            now - st.st_mtime > AOE_SPOOL_TMP_TTL_S && !unlinkat(dfd, e->d_name, 0))
+            continue;
+        n++;
+    }
     closedir(d);
     return n;
 }

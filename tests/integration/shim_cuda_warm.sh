@@ -12,7 +12,8 @@
 # remembered libnvrtc and launched. Bad remembered files (truncated, wrong
 # types, another image's, huge, a link, a FIFO, writable by others, someone
 # else's) and a remembered libnvrtc others can write: ignored with one
-# message, output unchanged. AOE_TUNE_MODE=off remembers nothing.
+# message, output unchanged. AOE_TUNE_MODE=off remembers nothing; a full
+# directory (4096 files) takes no more; a dead writer's temporary file goes.
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 cold=$B/clients/cuda_nvrtc_tune_linked
@@ -40,6 +41,23 @@ out=$(AOE_TUNE_MODE=off LD_LIBRARY_PATH=$COLD_PATH LD_PRELOAD="$HOOK" "$cold" 2>
 [ "$out" = "$want" ] || fail "off: $out"
 [ ! -e "$AOE_WORK_PATH/nvrtc" ] || fail "off: remembered $(ls -la "$AOE_WORK_PATH/nvrtc")"
 clean
+
+# A full directory (4096 files): nothing more remembered, said once.
+mkdir -m 700 "$AOE_WORK_PATH/nvrtc"
+(cd "$AOE_WORK_PATH/nvrtc" && seq -f 'f%04g.json' 1 4096 | xargs touch)
+AOE_TUNE_MODE=offline LD_LIBRARY_PATH=$COLD_PATH LD_PRELOAD="$HOOK" "$cold" >/dev/null 2>"$T/err_full" ||
+  fail "full: $(cat "$T/err_full")"
+[ "$(ls "$AOE_WORK_PATH/nvrtc" | wc -l)" = 4096 ] || fail "full: $(ls "$AOE_WORK_PATH/nvrtc" | grep -v '^f')"
+[ "$(grep -c 'holds 4096 remembered NVRTC programs: no more are remembered' "$T/err_full")" = 1 ] ||
+  fail "full: not said: $(grep -i nvrtc "$T/err_full")"
+rm -rf "$AOE_WORK_PATH/nvrtc"
+clean
+
+# A writer's temporary file left by a dead process: removed when a program
+# is remembered (a fresh one is another writer's: kept).
+mkdir -m 700 "$AOE_WORK_PATH/nvrtc"
+touch -d '2001-01-01' "$AOE_WORK_PATH/nvrtc/0000000000000001-1.json.tmp99999"
+touch "$AOE_WORK_PATH/nvrtc/0000000000000002-1.json.tmp99998"
 
 # Run 1: compiled with NVRTC, captured, remembered.
 out=$(AOE_TUNE_MODE=offline LD_LIBRARY_PATH=$COLD_PATH LD_PRELOAD="$HOOK" "$cold" save "$img" \
@@ -71,6 +89,9 @@ want("name expressions", j["name_expressions"], [])
 if not j["nvrtc_library"].endswith("/fakenvrtc/libnvrtc.so.13"): sys.exit("library " + j["nvrtc_library"])
 PYEOF
 grep -q "nvrtc program tscale.cu remembered as $rem" "$T/err1" || fail "run 1: not said: $(cat "$T/err1")"
+[ ! -e "$AOE_WORK_PATH/nvrtc/0000000000000001-1.json.tmp99999" ] || fail "run 1: stale temporary file kept"
+[ -e "$AOE_WORK_PATH/nvrtc/0000000000000002-1.json.tmp99998" ] || fail "run 1: a fresh temporary file removed"
+rm "$AOE_WORK_PATH/nvrtc/0000000000000002-1.json.tmp99998"
 cp "$rem" "$T/good.json"
 clean
 
