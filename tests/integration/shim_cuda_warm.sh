@@ -133,6 +133,24 @@ esac
   fail "hit: no tuned launch counted: $(cat "$(latest_result)")"
 clean
 
+# The same with the PTX: remembered as "ptx", the variant compiled to PTX.
+rm -rf "$AOE_WORK_PATH"/nvrtc.cubin && mv "$AOE_WORK_PATH/nvrtc" "$AOE_WORK_PATH/nvrtc.cubin"
+out=$(AOE_TUNE_MODE=offline LD_LIBRARY_PATH=$COLD_PATH LD_PRELOAD="$HOOK" "$cold" saveptx "$T/tscale.ptx" \
+  2>"$T/err_ptx1") || fail "ptx run 1: $(cat "$T/err_ptx1")"
+[ "$out" = "$want" ] || fail "ptx run 1: $out"
+json "$(ls "$AOE_WORK_PATH"/nvrtc/*.json)" 'r["image"]["kind"]' | grep -qx ptx ||
+  fail "ptx run 1: $(cat "$AOE_WORK_PATH"/nvrtc/*.json)"
+clean
+out=$(AOE_TUNE_MODE=off LD_LIBRARY_PATH=$WARM_PATH LD_PRELOAD="$HOOK" "$warm" "$T/tscale.ptx" hit 20 \
+  2>"$T/err_ptx2") || fail "ptx hit: $(cat "$T/err_ptx2")"
+case $out in
+"hit: wpt 2 after "*" launches, output right, last launch cuLaunchKernel") ;;
+*) fail "ptx hit: the variant did not run: $out $(grep -i 'nvrtc\|tscale\|variant' "$T/err_ptx2" | tail -20)" ;;
+esac
+grep -q "kind 3, .*from NVRTC program tscale.cu" "$T/err_ptx2" || fail "ptx hit: $(grep -i module "$T/err_ptx2")"
+rm -rf "$AOE_WORK_PATH/nvrtc" && mv "$AOE_WORK_PATH/nvrtc.cubin" "$AOE_WORK_PATH/nvrtc"
+clean
+
 # A remembered libnvrtc others can write: no variant, one message, output right.
 mkdir -p "$T/lib"
 cp "$B/fakenvrtc/libnvrtc.so.13" "$T/lib/"
