@@ -3,9 +3,10 @@
  * like it: the user's own, 0700, never through a link), one file per
  * image, written once (a temporary file linked to its name: an existing
  * file is never replaced) and never past AOE_NVRTC_REMEMBERED_MAX_FILES
- * files (a writer's temporary file left by a dead process goes then). Read back at module load with one open by name (no directory
- * scan): only the user's own regular file, not a link, that no one else
- * can write; anything else is ignored with one debug message. */
+ * files (a temporary file a dead writer left goes then). Read back at
+ * module load with one open by name (no directory scan): only the user's
+ * own regular file, not a link, that no one else can write; anything else
+ * is ignored with one debug message. */
 #include "hooks/nvrtc_remembered.h"
 
 #include "core/config_choices.h"
