@@ -64,7 +64,7 @@ static char *runtime_extra(const aoe_nvrtc_program *p, int image_kind)
                  e, "name", p->include_names && p->include_names[i] ? p->include_names[i] : "") &&
              cJSON_AddStringToObject(e, "source", p->headers && p->headers[i] ? p->headers[i] : "");
     }
-    const char *lib = aoe_nvrtc_library_path();
+    const char *lib = aoe_nvrtc_program_library(p);
     ok = ok &&
          cJSON_AddStringToObject(o, "image", image_kind == AOE_NVRTC_IMAGE_PTX ? "ptx" : "cubin");
     if (ok && lib) ok = cJSON_AddStringToObject(o, "nvrtc_library", lib) != NULL;
@@ -183,6 +183,8 @@ int aoe_cu_tune_decide(aoe_cu_func *r, const void *fn, const char *name, const a
     AOE_DEBUG("CUDA kernel %s of NVRTC program %s: tuned (%u parameters, layout from %s)", name,
               p->name ? p->name : "?", L->nparams, from);
     atomic_store_explicit(&r->tunable, t, memory_order_release);
+    /* for later runs that load its image from a cache without NVRTC */
+    aoe_nvrtc_program_remember(p, m->image_kind);
     return 0;
 out:
     if (L && L->runtime_extra) cJSON_free(L->runtime_extra);

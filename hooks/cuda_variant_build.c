@@ -13,13 +13,15 @@
 #include <string.h>
 
 #define CU_REAL(id, fn) ((__typeof__(&fn))aoe_cu_real(AOE_CUF_##id))
+/* The NVRTC entry point fn of the table f (aoe_nv_real_table). */
+#define NV_FN(f, fn) ((__typeof__(&fn))(f)[AOE_NVF_##fn])
 
 /* A log larger than this is not read for its first line. */
 #define MAX_LOG ((size_t)16 << 20)
 
-static const char *nv_error(nvrtcResult r)
+static const char *nv_error(void *const *f, nvrtcResult r)
 {
-    __typeof__(&nvrtcGetErrorString) str = NV_REAL(nvrtcGetErrorString);
+    __typeof__(&nvrtcGetErrorString) str = NV_FN(f, nvrtcGetErrorString);
     const char *s = str ? str(r) : NULL;
     return s ? s : "NVRTC error";
 }
@@ -35,10 +37,10 @@ static void cu_error(CUresult r, char *out, size_t len)
 }
 
 /* The first non-blank line of prog's log into out ("" when there is none). */
-static void first_log_line(nvrtcProgram prog, char *out, size_t len)
+static void first_log_line(void *const *f, nvrtcProgram prog, char *out, size_t len)
 {
-    __typeof__(&nvrtcGetProgramLogSize) size_of = NV_REAL(nvrtcGetProgramLogSize);
-    __typeof__(&nvrtcGetProgramLog) get = NV_REAL(nvrtcGetProgramLog);
+    __typeof__(&nvrtcGetProgramLogSize) size_of = NV_FN(f, nvrtcGetProgramLogSize);
+    __typeof__(&nvrtcGetProgramLog) get = NV_FN(f, nvrtcGetProgramLog);
     size_t n = 0;
     out[0] = '\0';
     if (!size_of || !get || size_of(prog, &n) != NVRTC_SUCCESS || n == 0 || n > MAX_LOG) return;
@@ -87,18 +89,19 @@ static char **variant_options(const aoe_nvrtc_program *p, const char *defines, i
 }
 
 /* The program's output (t's image kind) into a new allocation, or NULL. */
-static char *output(const aoe_cu_tunable *t, nvrtcProgram prog, char *why, size_t wlen)
+static char *output(void *const *f, const aoe_cu_tunable *t, nvrtcProgram prog, char *why,
+                    size_t wlen)
 {
     int cubin = t->image_kind == AOE_NVRTC_IMAGE_CUBIN;
     nvrtcResult (*size_of)(nvrtcProgram, size_t *) =
-        cubin ? NV_REAL(nvrtcGetCUBINSize) : NV_REAL(nvrtcGetPTXSize);
+        cubin ? NV_FN(f, nvrtcGetCUBINSize) : NV_FN(f, nvrtcGetPTXSize);
     nvrtcResult (*get)(nvrtcProgram, char *) =
-        cubin ? NV_REAL(nvrtcGetCUBIN) : NV_REAL(nvrtcGetPTX);
+        cubin ? NV_FN(f, nvrtcGetCUBIN) : NV_FN(f, nvrtcGetPTX);
     size_t size = 0;
     nvrtcResult r = size_of && get ? size_of(prog, &size) : NVRTC_ERROR_INTERNAL_ERROR;
     if (r != NVRTC_SUCCESS || size == 0) {
         snprintf(why, wlen, "gave no %s (%s)", cubin ? "cubin" : "PTX",
-                 r != NVRTC_SUCCESS ? nv_error(r) : "empty");
+                 r != NVRTC_SUCCESS ? nv_error(f, r) : "empty");
         return NULL;
     }
     char *image = malloc(size + 1);
@@ -108,7 +111,7 @@ static char *output(const aoe_cu_tunable *t, nvrtcProgram prog, char *why, size_
     }
     image[size] = '\0'; /* a PTX image counts its NUL already; a cubin is not text */
     if ((r = get(prog, image)) != NVRTC_SUCCESS) {
-        snprintf(why, wlen, "gave no %s (%s)", cubin ? "cubin" : "PTX", nv_error(r));
+        snprintf(why, wlen, "gave no %s (%s)", cubin ? "cubin" : "PTX", nv_error(f, r));
         free(image);
         return NULL;
     }
@@ -119,10 +122,16 @@ static char *output(const aoe_cu_tunable *t, nvrtcProgram prog, char *why, size_
 static char *compile(const aoe_cu_tunable *t, const char *defines, char *why, size_t wlen)
 {
     const aoe_nvrtc_program *p = t->program;
-    __typeof__(&nvrtcCreateProgram) create = NV_REAL(nvrtcCreateProgram);
-    __typeof__(&nvrtcAddNameExpression) add_name = NV_REAL(nvrtcAddNameExpression);
-    __typeof__(&nvrtcCompileProgram) build = NV_REAL(nvrtcCompileProgram);
-    __typeof__(&nvrtcDestroyProgram) destroy = NV_REAL(nvrtcDestroyProgram);
+    void *f[AOE_NVF_COUNT];
+    char lib_why[4400];
+    if (aoe_nv_real_table(p->nvrtc_library, f, lib_why, sizeof lib_why)) {
+        snprintf(why, wlen, "was not compiled: %s", lib_why);
+        return NULL;
+    }
+    __typeof__(&nvrtcCreateProgram) create = NV_FN(f, nvrtcCreateProgram);
+    __typeof__(&nvrtcAddNameExpression) add_name = NV_FN(f, nvrtcAddNameExpression);
+    __typeof__(&nvrtcCompileProgram) build = NV_FN(f, nvrtcCompileProgram);
+    __typeof__(&nvrtcDestroyProgram) destroy = NV_FN(f, nvrtcDestroyProgram);
     if (!create || !add_name || !build || !destroy) {
         snprintf(why, wlen, "was not compiled: no NVRTC library is loaded");
         return NULL;
@@ -130,7 +139,7 @@ static char *compile(const aoe_cu_tunable *t, const char *defines, char *why, si
     nvrtcProgram prog = NULL;
     nvrtcResult r = create(&prog, p->source, p->name, p->num_headers, p->headers, p->include_names);
     if (r != NVRTC_SUCCESS) {
-        snprintf(why, wlen, "was not compiled: nvrtcCreateProgram: %s", nv_error(r));
+        snprintf(why, wlen, "was not compiled: nvrtcCreateProgram: %s", nv_error(f, r));
         return NULL;
     }
     /* Template instantiations exist only when named (their lowered names too). */
@@ -144,10 +153,10 @@ static char *compile(const aoe_cu_tunable *t, const char *defines, char *why, si
         snprintf(why, wlen, "was not compiled: out of memory");
     } else if (r != NVRTC_SUCCESS) {
         char line[256];
-        first_log_line(prog, line, sizeof line);
-        snprintf(why, wlen, "did not compile: %s", line[0] ? line : nv_error(r));
+        first_log_line(f, prog, line, sizeof line);
+        snprintf(why, wlen, "did not compile: %s", line[0] ? line : nv_error(f, r));
     } else {
-        image = output(t, prog, why, wlen);
+        image = output(f, t, prog, why, wlen);
     }
     free(opts);
     destroy(&prog);

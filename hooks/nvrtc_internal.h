@@ -7,11 +7,13 @@
 #define AOE_NVRTC_INTERNAL_H
 
 #include "hooks/nvrtc_programs.h"
+#include "hooks/nvrtc_remembered.h"
 #include "preload/runtime.h"
 
 #include <nvrtc.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* ---- entry points: the wrapped ones (exported by the shim) ---- */
 #define AOE_NV_WRAPPED(X)                                                                          \
@@ -45,6 +47,13 @@ static inline void *aoe_nv_real(int idx)
 /* The real function fn (same prototype as nvrtc.h's), or NULL. */
 #define NV_REAL(fn) ((__typeof__(&fn))aoe_nv_real(AOE_NVF_##fn))
 
+/* The real entry points (fns[AOE_NVF_*], a missing one NULL) for building
+ * a variant of a program compiled with library (its nvrtc_library, NULL
+ * for one compiled in this process): the process's own libnvrtc when it is
+ * loaded, else library opened by its path (checked; opened once, kept).
+ * 0, or -1 and why. */
+int aoe_nv_real_table(const char *library, void **fns, char *why, size_t wlen);
+
 void *aoe_nv_wrapper_for(const char *name);
 void *aoe_nv_real_for(const char *name);
 void aoe_nv_atfork_child(void);
@@ -64,6 +73,12 @@ void aoe_nv_track_compile(nvrtcProgram prog, int num_options, const char *const 
 /* The image the program handed out (kind AOE_NVRTC_IMAGE_*), indexed by its hash. */
 void aoe_nv_track_output(nvrtcProgram prog, int kind, const void *image, size_t size);
 void aoe_nv_programs_atfork_child(void);
+/* A program read back from a remembered file (hooks/nvrtc_remembered.h),
+ * made findable by its image (hash, size) as a compiled one is; takes r's
+ * strings (r is left empty). Returns it holding one reference for the
+ * caller (aoe_nvrtc_program_release), or NULL (out of memory). */
+const aoe_nvrtc_program *aoe_nv_track_remembered(aoe_nvrtc_remembered *r, uint64_t hash,
+                                                 size_t size);
 
 /* The tracker's bounds: programs and bytes of copied text kept. */
 #define AOE_NV_MAX_PROGRAMS 16384

@@ -23,8 +23,25 @@ const aoe_nvrtc_program *aoe_nvrtc_image_program(const void *image, size_t len, 
     const void *start = NULL;
     size_t measured = 0;
     if (!image || !len) return NULL;
-    if (aoe_cu_image_measure(image, &start, &measured) == AOE_CU_IMAGE_TEXT) len = measured + 1;
-    return aoe_nvrtc_program_for_image(aoe_nvrtc_image_hash(image, len), len, kind);
+    int what = aoe_cu_image_measure(image, &start, &measured);
+    if (what == AOE_CU_IMAGE_TEXT) len = measured + 1;
+    uint64_t h = aoe_nvrtc_image_hash(image, len);
+    const aoe_nvrtc_program *p = aoe_nvrtc_program_for_image(h, len, kind);
+    /* Not compiled in this process: a warm run may load a cached image of
+     * a program tuned in an earlier run (NVRTC's output is only a cubin or
+     * PTX: a fatbin is never looked for). */
+    aoe_nvrtc_remembered r;
+    if (!p && (what == AOE_CU_IMAGE_ELF || what == AOE_CU_IMAGE_TEXT) &&
+        !aoe_nvrtc_recall(h, len, &r)) {
+        int k = r.image_kind;
+        if ((p = aoe_nv_track_remembered(&r, h, len)) && kind) *kind = k;
+    }
+    return p;
+}
+
+const char *aoe_nvrtc_program_library(const aoe_nvrtc_program *p)
+{
+    return p->nvrtc_library ? p->nvrtc_library : aoe_nvrtc_library_path();
 }
 
 const char *aoe_nvrtc_library_path(void)

@@ -36,13 +36,15 @@ struct nv_prog {
     aoe_nvrtc_program pub; /* first: the public view is the program itself */
     atomic_int refs;       /* the tracker's one + one per lookup not yet released */
     int compiled;
-    nvrtcProgram handle; /* NULL once destroyed or continued in a copy */
+    int from_file;         /* read back from a remembered file: never written again */
+    atomic_int remembered; /* bit (1 << kind): its file was asked for */
+    nvrtcProgram handle;   /* NULL once destroyed or continued in a copy */
     nv_prog *handle_next;
     nv_prog *older, *newer;
     nv_image img[2]; /* cubin, ptx */
     size_t bytes;
     char **headers, **include_names, **options, **exprs, **lowered;
-    char *name, *source;
+    char *name, *source, *library;
 };
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -85,6 +87,7 @@ static void prog_free(nv_prog *p)
     free_strings(p->lowered, p->pub.num_name_expressions);
     free(p->name);
     free(p->source);
+    free(p->library);
     free(p);
 }
 
@@ -102,6 +105,7 @@ static void publish_view(nv_prog *p)
     p->pub.options = (const char *const *)p->options;
     p->pub.name_expressions = (const char *const *)p->exprs;
     p->pub.lowered_names = (const char *const *)p->lowered;
+    p->pub.nvrtc_library = p->library;
 }
 
 static size_t str_bytes(const char *s)
@@ -182,14 +186,9 @@ static void release_handle(nv_prog *p)
     if (!p->img[0].indexed && !p->img[1].indexed) drop(p);
 }
 
-static void insert(nv_prog *p, nvrtcProgram h)
+/* p the newest program (room made already). */
+static void link_newest(nv_prog *p)
 {
-    make_room(p->bytes);
-    nv_prog *stale = *handle_slot(h);
-    if (stale) release_handle(stale); /* a handle reused without the shim seeing its end */
-    p->handle = h;
-    p->handle_next = NULL;
-    *handle_slot(h) = p;
     p->older = g_newest;
     p->newer = NULL;
     if (g_newest)
@@ -199,6 +198,17 @@ static void insert(nv_prog *p, nvrtcProgram h)
     g_newest = p;
     g_count++;
     g_bytes += p->bytes;
+}
+
+static void insert(nv_prog *p, nvrtcProgram h)
+{
+    make_room(p->bytes);
+    nv_prog *stale = *handle_slot(h);
+    if (stale) release_handle(stale); /* a handle reused without the shim seeing its end */
+    p->handle = h;
+    p->handle_next = NULL;
+    *handle_slot(h) = p;
+    link_newest(p);
 }
 
 static nv_prog *new_prog(const char *src, const char *name, int num_headers,
@@ -372,40 +382,113 @@ static const char *kind_name(int kind)
     return kind == AOE_NVRTC_IMAGE_CUBIN ? "cubin" : "ptx";
 }
 
+/* p's image of kind is hash/size, found by it (the newest first). */
+static void index_image(nv_prog *p, int kind, uint64_t hash, size_t size)
+{
+    nv_image *im = &p->img[kind == AOE_NVRTC_IMAGE_CUBIN ? 0 : 1];
+    if (im->indexed && im->hash == hash && im->size == size) return;
+    unindex_image(im);
+    im->hash = hash;
+    im->size = size;
+    nv_image **s = &g_by_image[hash & (IMAGE_BUCKETS - 1)];
+    im->next = *s;
+    *s = im;
+    im->indexed = 1;
+    AOE_DEBUG("nvrtc program %s: %s of %zu bytes tracked (hash %016llx)", p->name, kind_name(kind),
+              size, (unsigned long long)hash);
+}
+
 void aoe_nv_track_output(nvrtcProgram prog, int kind, const void *image, size_t size)
 {
     uint64_t hash = aoe_nvrtc_image_hash(image, size); /* outside the lock */
     pthread_mutex_lock(&g_lock);
     nv_prog *p = *handle_slot(prog);
-    if (p && p->compiled) {
-        nv_image *im = &p->img[kind == AOE_NVRTC_IMAGE_CUBIN ? 0 : 1];
-        if (!im->indexed || im->hash != hash || im->size != size) {
-            unindex_image(im);
-            im->hash = hash;
-            im->size = size;
-            nv_image **s = &g_by_image[hash & (IMAGE_BUCKETS - 1)];
-            im->next = *s; /* the newest first */
-            *s = im;
-            im->indexed = 1;
-            AOE_DEBUG("nvrtc program %s: %s of %zu bytes tracked (hash %016llx)", p->name,
-                      kind_name(kind), size, (unsigned long long)hash);
+    if (p && p->compiled) index_image(p, kind, hash, size);
+    pthread_mutex_unlock(&g_lock);
+}
+
+static nv_prog *find_image(uint64_t hash, size_t size, int *kind)
+{
+    for (nv_image *im = g_by_image[hash & (IMAGE_BUCKETS - 1)]; im; im = im->next)
+        if (im->hash == hash && im->size == size) {
+            *kind = im == &im->prog->img[0] ? AOE_NVRTC_IMAGE_CUBIN : AOE_NVRTC_IMAGE_PTX;
+            return im->prog;
         }
+    return NULL;
+}
+
+static size_t strings_bytes(char **v, int n)
+{
+    size_t b = 0;
+    for (int i = 0; i < n; i++) b += str_bytes(v[i]) + sizeof *v;
+    return b;
+}
+
+const aoe_nvrtc_program *aoe_nv_track_remembered(aoe_nvrtc_remembered *r, uint64_t hash,
+                                                 size_t size)
+{
+    nv_prog *p = calloc(1, sizeof *p);
+    if (!p) {
+        aoe_nvrtc_remembered_free(r);
+        out_of_memory();
+        return NULL;
+    }
+    /* the file's strings become the program's (same shapes: n + 1 slots) */
+    p->name = r->name, p->source = r->source, p->library = r->nvrtc_library;
+    p->headers = r->headers, p->include_names = r->include_names;
+    p->pub.num_headers = r->num_headers;
+    p->options = r->options, p->pub.num_options = r->num_options;
+    p->exprs = r->name_expressions, p->lowered = r->lowered_names;
+    p->pub.num_name_expressions = r->num_name_expressions;
+    int kind = r->image_kind;
+    memset(r, 0, sizeof *r);
+    atomic_init(&p->refs, 2); /* the tracker's and the caller's */
+    p->compiled = p->from_file = 1;
+    p->img[0].prog = p->img[1].prog = p;
+    p->bytes = sizeof *p + str_bytes(p->name) + str_bytes(p->source) + str_bytes(p->library) +
+               strings_bytes(p->headers, p->pub.num_headers) +
+               strings_bytes(p->include_names, p->pub.num_headers) +
+               strings_bytes(p->options, p->pub.num_options) +
+               strings_bytes(p->exprs, p->pub.num_name_expressions) +
+               strings_bytes(p->lowered, p->pub.num_name_expressions);
+    publish_view(p);
+    int k = 0;
+    pthread_mutex_lock(&g_lock);
+    nv_prog *found = find_image(hash, size, &k); /* another thread read it meanwhile */
+    if (found) {
+        atomic_fetch_add_explicit(&found->refs, 1, memory_order_relaxed);
+    } else {
+        make_room(p->bytes);
+        link_newest(p);
+        index_image(p, kind, hash, size);
     }
     pthread_mutex_unlock(&g_lock);
+    if (found) {
+        prog_free(p);
+        p = found;
+    }
+    return &p->pub;
+}
+
+void aoe_nvrtc_program_remember(const aoe_nvrtc_program *pub, int kind)
+{
+    nv_prog *p = (nv_prog *)(uintptr_t)pub;
+    const nv_image *im = &p->img[kind == AOE_NVRTC_IMAGE_CUBIN ? 0 : 1];
+    int bit = 1 << (kind == AOE_NVRTC_IMAGE_CUBIN ? 0 : 1);
+    if (p->from_file || (atomic_fetch_or(&p->remembered, bit) & bit)) return;
+    pthread_mutex_lock(&g_lock); /* set with the image's index, never changed after */
+    uint64_t hash = im->hash;
+    size_t size = im->size;
+    pthread_mutex_unlock(&g_lock);
+    if (size) aoe_nvrtc_remember(pub, kind, hash, size);
 }
 
 const aoe_nvrtc_program *aoe_nvrtc_program_for_image(uint64_t hash, size_t size, int *kind)
 {
-    nv_prog *found = NULL;
     int k = 0;
     pthread_mutex_lock(&g_lock);
-    for (nv_image *im = g_by_image[hash & (IMAGE_BUCKETS - 1)]; im; im = im->next)
-        if (im->hash == hash && im->size == size) {
-            found = im->prog;
-            k = im == &found->img[0] ? AOE_NVRTC_IMAGE_CUBIN : AOE_NVRTC_IMAGE_PTX;
-            atomic_fetch_add_explicit(&found->refs, 1, memory_order_relaxed);
-            break;
-        }
+    nv_prog *found = find_image(hash, size, &k);
+    if (found) atomic_fetch_add_explicit(&found->refs, 1, memory_order_relaxed);
     pthread_mutex_unlock(&g_lock);
     if (found) {
         if (kind) *kind = k;

@@ -27,6 +27,9 @@ typedef struct {
     int num_name_expressions;
     const char *const *name_expressions; /* as added, in order */
     const char *const *lowered_names;    /* NVRTC's lowered name of each; NULL: none */
+    /* A program read back from a remembered file (a warm run, no NVRTC call
+     * in this process): the libnvrtc it was compiled with; NULL otherwise. */
+    const char *nvrtc_library;
 } aoe_nvrtc_program;
 
 /* The hash images are found by. */
@@ -41,5 +44,12 @@ void aoe_nvrtc_program_release(const aoe_nvrtc_program *p);
 /* The absolute path of the libnvrtc the shim's NVRTC hooks call (dladdr of
  * its nvrtcCompileProgram), or NULL when unknown. Asked once. */
 const char *aoe_nvrtc_library_path(void);
+/* The libnvrtc p was compiled with: its remembered one, else the above. */
+const char *aoe_nvrtc_program_library(const aoe_nvrtc_program *p);
+
+/* Remembers p (the program of a tuned kernel) for later runs, under the
+ * image of kind it produced (hooks/nvrtc_remembered.h): once per program
+ * and kind, nothing for a program read back. Not on a launch path. */
+void aoe_nvrtc_program_remember(const aoe_nvrtc_program *p, int kind);
 
 #endif

@@ -7,8 +7,13 @@
 
 #include "preload/shim.h"
 
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* PyTorch and CuPy dlopen it RTLD_LOCAL (CuPy's cython bindings link it
  * inside an extension module): found by soname when RTLD_NEXT misses. */
@@ -71,7 +76,63 @@ void *aoe_nv_real_for(const char *name)
     return i < 0 ? NULL : aoe_nv_real(i);
 }
 
+/* A program read back in a warm run names the libnvrtc it was compiled
+ * with; the process may not have loaded any. Opened by that absolute path
+ * (only a regular file of the user or root that no one else can write),
+ * once, and kept: a variant builder's library, never the wrappers'. */
+#define MAX_LIBRARIES 4
+static pthread_mutex_t g_lib_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    char path[4096];
+    void *handle;
+} g_libs[MAX_LIBRARIES];
+
+static void *open_library(const char *path, char *why, size_t wlen)
+{
+    struct stat st;
+    void *h = NULL;
+    pthread_mutex_lock(&g_lib_lock);
+    int i = 0;
+    for (; i < MAX_LIBRARIES && g_libs[i].handle; i++)
+        if (!strcmp(g_libs[i].path, path)) {
+            h = g_libs[i].handle;
+            break;
+        }
+    if (h) goto out;
+    if (path[0] != '/' || strlen(path) >= sizeof g_libs[0].path)
+        snprintf(why, wlen, "the NVRTC library %s is not an absolute path", path);
+    else if (lstat(path, &st) || !S_ISREG(st.st_mode))
+        snprintf(why, wlen, "the NVRTC library %s is not a regular file", path);
+    else if ((st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & (S_IWGRP | S_IWOTH)))
+        snprintf(why, wlen,
+                 "the NVRTC library %s is not owned by you or root, or others can write it", path);
+    else if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+        snprintf(why, wlen, "the NVRTC library %s does not load: %s", path, dlerror());
+    else if (i < MAX_LIBRARIES)
+        snprintf(g_libs[i].path, sizeof g_libs[i].path, "%s", path), g_libs[i].handle = h;
+out:
+    pthread_mutex_unlock(&g_lib_lock);
+    return h;
+}
+
+int aoe_nv_real_table(const char *library, void **fns, char *why, size_t wlen)
+{
+    if (aoe_nv_real(AOE_NVF_nvrtcCreateProgram)) { /* the process's own */
+        for (int i = 0; i < AOE_NVF_COUNT; i++) fns[i] = aoe_nv_real(i);
+        return 0;
+    }
+    if (!library) {
+        snprintf(why, wlen, "no NVRTC library is loaded");
+        return -1;
+    }
+    void *h = open_library(library, why, wlen);
+    if (!h) return -1;
+    for (int i = 0; i < AOE_NVF_COUNT; i++) fns[i] = aoe_real_dlsym(h, g_names[i]);
+    return 0;
+}
+
 void aoe_nv_atfork_child(void)
 {
+    pthread_mutex_init(&g_lib_lock, NULL);
     aoe_nv_programs_atfork_child();
 }

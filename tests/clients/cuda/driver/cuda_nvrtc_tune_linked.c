@@ -5,6 +5,9 @@
  * launched on cuMemAlloc'd buffers. Linked with -lcuda and -lnvrtc (the
  * fakes). Modes:
  *   (none)     tscale twice, vcopy once; prints the results
+ *   save FILE  the same, after writing the CUBIN to FILE (the warm run of
+ *              cuda_module_file_linked loads it as a kernel cache would)
+ *   saveptx FILE the same with the PTX (loaded instead of the CUBIN)
  *   graph      tscale first launched into a stream capture, then on the stream
  *   hit SECS   tscale until the variant ran (fakecuda_tscale_last_wpt != 1) or
  *              SECS passed; prints the WPT seen and whether out is right
@@ -111,10 +114,19 @@ int main(int argc, char **argv)
     const char *opts[] = {"--gpu-architecture=sm_90", "-DUNUSED=7"};
     if (nvrtcCompileProgram(prog, 2, opts) != NVRTC_SUCCESS) return 1;
     size_t size = 0;
-    if (nvrtcGetCUBINSize(prog, &size) != NVRTC_SUCCESS || !size) return 1;
+    int ptx = !strcmp(mode, "saveptx"); /* the PTX loaded instead */
+    if ((ptx ? nvrtcGetPTXSize(prog, &size) : nvrtcGetCUBINSize(prog, &size)) != NVRTC_SUCCESS ||
+        !size)
+        return 1;
     char *cubin = malloc(size);
-    if (!cubin || nvrtcGetCUBIN(prog, cubin) != NVRTC_SUCCESS) return 1;
+    if (!cubin || (ptx ? nvrtcGetPTX(prog, cubin) : nvrtcGetCUBIN(prog, cubin)) != NVRTC_SUCCESS)
+        return 1;
     nvrtcDestroyProgram(&prog);
+    if ((!strcmp(mode, "save") || ptx) && argc > 2) {
+        FILE *f = fopen(argv[2], "wb");
+        if (!f || fwrite(cubin, 1, size, f) != size || fclose(f)) return 1;
+        mode = "";
+    }
 
     CHECK(cuInit(0));
     CUcontext ctx;
