@@ -90,6 +90,8 @@ void aoe_tune_print_json(FILE *out, const aoe_tune_row *rows, size_t n, int dry_
             cJSON_AddStringToObject(j, "replay", r->replay);
         else
             cJSON_AddNullToObject(j, "replay");
+        if (r->protocol[0]) /* a slow kernel only: fast kernels' output is unchanged */
+            cJSON_AddStringToObject(j, "protocol", r->protocol);
         cJSON_AddItemToObject(j, "policy", policy_json(&r->best));
         cJSON *f = cJSON_AddObjectToObject(j, "failed_by_reason");
         for (unsigned k = 0; k < r->nreasons; k++) {

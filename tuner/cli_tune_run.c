@@ -52,6 +52,7 @@ static void options_for(run_ctx *x, const aoe_job *job, aoe_tune_options *o)
     o->time_limit_s = c->time_limit           ? c->time_limit
                       : job->time_limit_s > 0 ? job->time_limit_s
                                               : (double)cfg->num[AOE_CFG_TIME_LIMIT];
+    o->time_limit_fixed = c->time_limit > 0; /* else scaled for a slow kernel (run_plan.h) */
     o->seed = c->seed_set ? c->seed : 1;
     o->space.tunables_dir = c->tunables_dir[0] ? c->tunables_dir : NULL;
     o->space.tunables_extra = cfg->text[AOE_CFG_TUNABLES][0] ? cfg->text[AOE_CFG_TUNABLES] : NULL;
@@ -112,6 +113,8 @@ static aoe_exec_status tune_one(void *ctx, const char *path, const aoe_job *job,
     } else if (!x->c->json && row->r.replay_synthetic) {
         fprintf(stderr, "aoe tune: %s: replayed with %s\n", path, row->r.replay);
     }
+    if (!x->c->json && row->r.protocol[0])
+        fprintf(stderr, "aoe tune: %s: %s\n", path, row->r.protocol);
     print_row(x, row);
     return st;
 }

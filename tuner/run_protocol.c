@@ -273,11 +273,15 @@ aoe_exec_status aoe_protocol_measure(aoe_protocol *p, const aoe_policy *pol,
     /* Warm-up: the first run re-arms the guards and is read back and checked. */
     int warmup = opt->warmup > 0 ? opt->warmup : 1;
     for (int w = 0; w < warmup; w++) {
+        double us = 0, *timed = w == 0 && opt->time_verified ? &us : NULL;
         st = ops->reset(p->ex, p->poisoned, p->poison, w == 0 ? (int)AOE_GUARD_BYTE : -1, detail,
                         len);
-        if (!st) st = ops->run(p->ex, prog, &l, NULL, detail, len);
+        double t = now_s();
+        if (!st) st = ops->run(p->ex, prog, &l, timed, detail, len);
         if (st) return failed(st, "running the kernel", detail, len);
         if (w) continue;
+        out->first_run_s = now_s() - t; /* what the run plan is made from */
+        if (timed) times[nt++] = us > 0 ? us : 0.001;
         aoe_outputs o;
         if ((st = read_back(p, &o, detail, len)))
             return failed(st, "reading the results", detail, len);
@@ -287,7 +291,7 @@ aoe_exec_status aoe_protocol_measure(aoe_protocol *p, const aoe_policy *pol,
         }
     }
     int max_reps = opt->max_reps > 0 ? opt->max_reps : 0;
-    if (max_reps > AOE_MAX_TIMED) max_reps = AOE_MAX_TIMED;
+    if (max_reps > AOE_MAX_TIMED - nt) max_reps = AOE_MAX_TIMED - nt;
     double t0 = now_s();
     for (int r = 0; r < max_reps; r++) {
         double us = 0;
@@ -297,7 +301,8 @@ aoe_exec_status aoe_protocol_measure(aoe_protocol *p, const aoe_policy *pol,
         if (st) return failed(st, "timing the kernel", detail, len);
         times[nt++] = us > 0 ? us : 0.001;
         double med = aoe_median(times, (size_t)nt);
-        if (opt->cutoff_us > 0 && nt >= 3 && med > opt->cutoff_us) {
+        if (opt->cutoff_us > 0 && nt >= (opt->cutoff_runs > 0 ? opt->cutoff_runs : 3) &&
+            med > opt->cutoff_us) {
             out->abandoned = 1;
             break;
         }

@@ -20,17 +20,21 @@
 
 /* How one variant is measured. */
 typedef struct {
-    int warmup;       /* untimed runs before timing (the first one is verified) */
-    int min_reps;     /* timed runs at least ... */
-    int max_reps;     /* ... and at most (0: no timed runs, only the verified run) */
-    double budget_s;  /* stop after min_reps once this much wall time is spent */
-    double cutoff_us; /* abandon after 3 timed runs when the median exceeds it (0 = never) */
+    int warmup;      /* untimed runs before timing (the first one is verified) */
+    int min_reps;    /* timed runs at least ... */
+    int max_reps;    /* ... and at most (0: no timed runs, only the verified run) */
+    double budget_s; /* stop after min_reps once this much wall time is spent */
+    double
+        cutoff_us; /* abandon after cutoff_runs timed runs when the median exceeds it (0 = never) */
+    int cutoff_runs;   /* timed runs before the cutoff applies (0: 3) */
+    int time_verified; /* the verified run is timed and counts as the first timed run */
 } aoe_measure_opts;
 
 typedef struct {
     double median_us, spread_us; /* spread: scaled median absolute deviation */
     int runs;                    /* timed runs */
     int abandoned;               /* stopped early: clearly slower than cutoff_us */
+    double first_run_s; /* wall time of the verified run's launch (incl. first-run costs) */
 } aoe_timing;
 
 /* The contents of every argument after the verified (first) run: data[i] is

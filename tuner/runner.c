@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "tuner/isolate.h"
 #include "tuner/measure.h"
+#include "tuner/run_plan.h"
 #include "tuner/runner_worker.h"
 #include "tuner/worker_memory.h"
 #include "tuner/strategy.h"
@@ -26,7 +27,9 @@ typedef struct {
     aoe_space *sp;
     aoe_tolerance tol;
     aoe_worker *w;
-    double deadline;
+    double t0, deadline;
+    aoe_run_plan plan; /* the protocol for the default's duration (run_plan.h) */
+    int have_default;  /* the default was timed: the plan is fixed */
     double best_us;
     int restart_failures;
     uint8_t *prepared; /* per config: compile requested ahead */
@@ -89,20 +92,38 @@ static aoe_exec_status ask(tctx *c, const aoe_wreq *q, const void *extra, size_t
     return rep->status;
 }
 
-/* A live worker with the device open and the reference established. */
+static void make_plan(tctx *c, double default_s)
+{
+    aoe_run_plan_make(default_s, c->o->variant_timeout_s, c->o->time_limit_s,
+                      !c->o->time_limit_fixed, &c->plan);
+    c->deadline = c->t0 + c->plan.time_limit_s;
+}
+
+/* A live worker with the device open and the reference established. The
+ * worker answers OPEN first when the default's first run is done: until the
+ * default was timed, the plan follows that run, and the rest of opening gets
+ * the plan's watchdog (a fast kernel: what is left of 3 x AOE_VARIANT_TIMEOUT
+ * + 10 s, as for the whole opening). */
 static aoe_exec_status ensure_worker(tctx *c, aoe_wrep *rep)
 {
     if (aoe_worker_alive(c->w)) return AOE_EXEC_OK;
     if (c->w) aoe_worker_stop(c->w);
     char err[256];
+    memset(rep, 0, sizeof *rep);
     c->w = aoe_worker_start(aoe_runner_worker_main, (void *)c->job, err, sizeof err);
     if (!c->w) {
-        memset(rep, 0, sizeof *rep);
         snprintf(rep->reason, sizeof rep->reason, "runtime error: starting a worker: %s", err);
         return rep->status = AOE_EXEC_NO_WORKER;
     }
     aoe_wreq q = {.op = AOE_WOP_OPEN, .tol = c->tol, .replay = c->replay};
-    return ask(c, &q, NULL, 0, rep, 3 * c->o->variant_timeout_s + 10);
+    if (c->have_default) q.default_s = c->plan.default_s;
+    double first = 3 * c->o->variant_timeout_s + 10, t = now_s();
+    aoe_wfirst f = {0};
+    if (aoe_worker_call(c->w, &q, sizeof q, &f, sizeof f, first, rep->reason, sizeof rep->reason))
+        return rep->status = aoe_worker_failure(c->w);
+    if (!c->have_default && f.first_run_s > 0) make_plan(c, f.first_run_s);
+    double rest = c->plan.slow ? c->plan.open_watchdog_s : first - (now_s() - t);
+    return ask(c, NULL, NULL, 0, rep, rest > 0.001 ? rest : 0.001);
 }
 
 /* Opens a fresh worker with the replay mode `replay`; AOE_EXEC_OK or why
@@ -232,6 +253,12 @@ static double eval(void *ctx, size_t config)
     aoe_wrep rep;
     aoe_policy pol;
     if (c->restart_failures >= MAX_RESTART_FAILURES || now_s() > c->deadline) return -1;
+    /* A slow kernel's default is not run again for the search: its time from
+     * opening stands (and sets the cutoff for the variants). */
+    if (c->plan.slow && (long)config == default_config(c) && c->r->default_us > 0) {
+        if (c->best_us <= 0 || c->r->default_us < c->best_us) c->best_us = c->r->default_us;
+        return c->r->default_us;
+    }
     if (config_policy(c, config, &pol)) {
         aoe_tune_note_failure(c->r, AOE_EXEC_REFUSED, "refused: no policy for this configuration");
         return -1;
@@ -248,7 +275,8 @@ static double eval(void *ctx, size_t config)
     if (!aoe_worker_alive(c->w) && ensure_worker(c, &rep)) return -1;
     aoe_wreq q = {.op = AOE_WOP_VARIANT, .tol = c->tol, .pol = pol};
     q.cutoff_us = c->best_us > 0 ? 1.5 * c->best_us : 0;
-    ask(c, &q, NULL, 0, &rep, c->o->variant_timeout_s);
+    q.default_s = c->plan.default_s;
+    ask(c, &q, NULL, 0, &rep, c->plan.watchdog_s);
     c->r->evaluations++;
     if (rep.status) {
         AOE_DEBUG("variant %zu failed: %s", config, rep.reason);
@@ -306,7 +334,7 @@ static void describe(const aoe_job *job, const aoe_policy *p, char *out, size_t 
 static int confirm_once(tctx *c, const aoe_wreq *q, aoe_timing *out)
 {
     aoe_wrep rep;
-    if (ensure_worker(c, &rep) || ask(c, q, NULL, 0, &rep, c->o->variant_timeout_s)) {
+    if (ensure_worker(c, &rep) || ask(c, q, NULL, 0, &rep, c->plan.watchdog_s)) {
         if (q->op == AOE_WOP_VARIANT) aoe_tune_note_failure(c->r, rep.status, rep.reason);
         return -1;
     }
@@ -329,11 +357,12 @@ static void confirm(tctx *c, long best)
         return; /* nothing to confirm: the default stays, as measured on opening */
     aoe_wreq qd = {.op = AOE_WOP_DEFAULT, .final = 1, .tol = c->tol};
     aoe_wreq qb = {.op = AOE_WOP_VARIANT, .final = 1, .tol = c->tol, .pol = pol};
+    qd.default_s = qb.default_s = c->plan.default_s;
     double b_us[AOE_PAIRED_MAX_ROUNDS], d_us[AOE_PAIRED_MAX_ROUNDS];
     aoe_timing fd = {0}, fb = {0}; /* each one's fastest round: load only ever adds time */
     aoe_paired_verdict v = AOE_PAIRED_UNDECIDED;
     aoe_paired_stats st = {0};
-    double t0 = now_s(), until = t0 + 0.25 * c->o->time_limit_s;
+    double t0 = now_s(), until = t0 + 0.25 * c->plan.time_limit_s;
     if (until < c->deadline) until = c->deadline;
     size_t n = 0;
     while (n < AOE_PAIRED_MAX_ROUNDS && v == AOE_PAIRED_UNDECIDED) {
@@ -451,7 +480,8 @@ int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result 
     snprintf(r->kernel, sizeof r->kernel, "%s", job->kernel_name ? job->kernel_name : "?");
     aoe_key_to_hex(&job->key, r->key_hex);
     c.job = job, c.o = o, c.r = r;
-    c.deadline = t0 + o->time_limit_s;
+    c.t0 = t0;
+    make_plan(&c, 0); /* the fixed protocol until the default's first run tells */
     c.tol = (aoe_tolerance){AOE_TOLERANCE_REL_L2, AOE_TOLERANCE_MAX_ABS, false};
 
     r->status = AOE_EXEC_REFUSED;
@@ -463,6 +493,9 @@ int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result 
         goto done;
     }
     describe_replay(c.replay, job, r);
+    make_plan(&c, rep.default_s); /* the default's duration as the worker established it */
+    c.have_default = 1;
+    aoe_run_plan_describe(&c.plan, r->protocol, sizeof r->protocol);
     r->default_us = r->best_us = rep.timing.median_us;
     r->default_spread_us = r->best_spread_us = rep.timing.spread_us;
     default_policy(job, &r->best);

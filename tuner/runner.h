@@ -20,7 +20,9 @@ typedef void (*aoe_tune_progress_fn)(void *ctx, size_t done, size_t total, doubl
 typedef struct {
     const char *strategy; /* aoe_strategy_run name */
     size_t max_evals;     /* variants to measure at most (> 0) */
-    double time_limit_s;  /* seconds for the search (> 0) */
+    double time_limit_s;  /* seconds for the search (> 0); scaled for a slow kernel
+                             (run_plan.h) unless time_limit_fixed */
+    int time_limit_fixed; /* given explicitly (aoe tune --time-limit): kept as it is */
     uint64_t seed;
     aoe_space_options space;  /* tunables and auto-defines */
     int parallel_compile;     /* programs compiled at once */
@@ -61,6 +63,9 @@ typedef struct {
      * ", outputs not poisoned" after a fallback. */
     char replay[64];
     int replay_synthetic; /* some buffers replayed with synthetic contents */
+    /* How the protocol adapted to a slow kernel (aoe_run_plan_describe); ""
+     * for a fast one. */
+    char protocol[256];
     unsigned nreasons;
     aoe_fail_reason reasons[AOE_TUNE_MAX_REASONS];
 } aoe_tune_result;

@@ -32,6 +32,7 @@ typedef struct {
     int parallel;
     uint32_t count;
     double cutoff_us;
+    double default_s; /* the run plan's default duration (run_plan.h); 0: OPEN measures it */
     aoe_tolerance tol;
     aoe_policy pol;
 } aoe_wreq;
@@ -42,10 +43,18 @@ typedef struct {
     aoe_timing timing;
     aoe_device_limits limits;
     uint32_t outputs; /* OPEN: buffers verified as pure outputs (poisoned) */
+    double default_s; /* OPEN: the default's duration the run plan is made from */
     int retire;       /* the executor lost the device state (ops->lost): the worker
                          exits after this reply; the runner starts a fresh one */
     char reason[1024];
 } aoe_wrep;
+
+/* AOE_WOP_OPEN answers twice: this as soon as the default's first run is
+ * done (first_run_s < 0: it failed before), so the parent can scale its
+ * watchdog for the rest (run_plan.h), then the aoe_wrep. */
+typedef struct {
+    double first_run_s;
+} aoe_wfirst;
 
 /* The reply to AOE_WOP_CANDIDATES: the executor's candidates in its order,
  * the default's first; space describes where they came from. */

@@ -215,7 +215,7 @@ static aoe_policy define(const char *name, int64_t value)
     return pol;
 }
 
-static const aoe_measure_opts timed = {1, 5, 20, 10.0, 0};
+static const aoe_measure_opts timed = {1, 5, 20, 10.0, 0, 0, 0};
 
 /* Verification callbacks: the protocol hands them the first run's outputs. */
 static aoe_exec_status reject(void *ctx, const aoe_outputs *o)
@@ -335,7 +335,7 @@ Test(run_protocol, identical_options_are_built_once)
     cr_expect_eq(atomic_load(&F.builds), 4, "prepared again: nothing rebuilt");
     aoe_timing t;
     char why[512] = "";
-    aoe_measure_opts once = {1, 0, 0, 0, 0};
+    aoe_measure_opts once = {1, 0, 0, 0, 0, 0, 0};
     for (int i = 0; i < 6; i++)
         cr_expect_eq(aoe_protocol_measure(p, &pols[i], &once, NULL, NULL, &t, why, sizeof why),
                      AOE_EXEC_OK, "%s", why);
@@ -413,7 +413,7 @@ Test(run_protocol, outputs_are_poisoned_and_inputs_restored)
     aoe_protocol *p = open_fake();
     aoe_timing t;
     char why[512] = "";
-    aoe_measure_opts once = {1, 0, 0, 0, 0};
+    aoe_measure_opts once = {1, 0, 0, 0, 0, 0, 0};
     cr_assert_eq(aoe_protocol_measure(p, NULL, &once, NULL, NULL, &t, why, sizeof why), 0);
     cr_expect_eq(F.out_before, aoe_protocol_input(p, 1)[0], "restored to its synthetic contents");
     uint8_t poisoned[2] = {0, 1};
