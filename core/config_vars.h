@@ -39,7 +39,8 @@
       "Variant programs the tuner compiles at once.")                                              \
     X(VARIANT_TIMEOUT, "AOE_VARIANT_TIMEOUT", AOE_CFG_INT, "30", "1..86400",                       \
       "Seconds one variant may take to compile and run before the "                                \
-      "watchdog kills it.")                                                                        \
+      "watchdog kills it (plus 12x the default's time for a kernel "                               \
+      "taking a second or more, at most an hour).")                                                \
     X(CAPTURE_LIMIT_MB, "AOE_CAPTURE_LIMIT_MB", AOE_CFG_INT, "64", "0..65536",                     \
       "Largest buffer (MiB) whose contents a captured job keeps; "                                 \
       "larger buffers are replayed with synthetic data.")                                          \
@@ -57,7 +58,9 @@
     X(MAX_EVALS, "AOE_MAX_EVALS", AOE_CFG_INT, "64", "1..1000000",                                 \
       "Variants the background tuner measures per operator at most.")                              \
     X(TIME_LIMIT, "AOE_TIME_LIMIT", AOE_CFG_INT, "120", "1..86400",                                \
-      "Seconds the background tuner spends per operator at most.")                                 \
+      "Seconds the background tuner spends per operator at most (for a "                           \
+      "kernel taking a second or more: max(this, 60x its time), the 60x "                          \
+      "at most 30 minutes).")                                                                      \
     X(STRATEGY, "AOE_STRATEGY", AOE_CFG_ENUM, "auto", AOE_STRATEGY_ALLOWED,                        \
       "Search strategy of the tuner (auto: the project's best).")                                  \
     X(TUNER_MAX_MB, "AOE_TUNER_MAX_MB", AOE_CFG_INT, "0", "0..16777216",                           \
