@@ -94,7 +94,7 @@ aoe_policy_entry *aoe_policy_from_record(const aoe_record *rec)
 
 int aoe_policy_is_default(const aoe_policy_entry *e)
 {
-    return !e->rec.policy.n_params || !(e->rec.tuned_us < e->rec.default_us);
+    return !(e->rec.tuned_us < e->rec.default_us);
 }
 
 int aoe_op_publish(aoe_op *op, const aoe_policy_entry *cur, aoe_policy_entry *e)

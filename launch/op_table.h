@@ -84,8 +84,9 @@ void aoe_op_foreach(aoe_op_visit fn, void *ctx);
  * (NULL when it does not apply, e.g. another dimensionality). */
 aoe_policy_entry *aoe_policy_from_record(const aoe_record *rec);
 
-/* 1 when e is the program's own launch (the tuner kept the default: no
- * parameter, or no time gained), so nothing the program sees is changed. */
+/* 1 when e is the program's own launch: the tuner keeps the default exactly
+ * when no candidate beat it, and records tuned_us == default_us then (a
+ * policy it kept is faster by more than the noise). */
 int aoe_policy_is_default(const aoe_policy_entry *e);
 
 /* Replaces op's policy cur with e (unique serial given here): 1 when
