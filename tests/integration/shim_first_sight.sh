@@ -28,7 +28,7 @@ got=$(json "$r" "sorted((k, v['operators'], v['launches']) for k, v in r['OPAT']
 want="[('$own', 2, 6), ('queued', 1, 3)]"
 [ "$got" = "$want" ] || fail "untuned_by_reason: $got, want $want"
 [ "$(json "$r" 'r["OPAT"]["repo_summary"]["unsatisfied"]')" = 3 ] || fail "repo_summary: $(cat "$r")"
-why='[2 own local size, no tunables declared (6 launches); 1 captured, not tuned yet (3 launches)]'
+why='[2 own local size, no tunables declared (6 launches); 1 waiting for the tuner (3 launches)]'
 grep -qF "3 untuned $why" <<<"$(grep '^aoe: 3 operators' "$T/err1")" ||
   fail "the shim's end-of-run line: $(cat "$T/err1")"
 grep -qxF "aoe run: 3 operator(s): 0 hit, 0 added, 0 updated, 0 reserved, 3 untuned $why" "$T/err1" ||
