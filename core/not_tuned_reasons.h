@@ -19,7 +19,7 @@
     X(OPS_LIMIT, "operator_limit", "operator limit per kernel object")                             \
     X(SPOOL_FULL, "spool_full", "spool full")                                                      \
     X(REFUSED, "policy_refused", "bank record refused by the policy check")                        \
-    X(TUNING_FAILED, "tuning_failed", "tuning failed or nothing to tune")                          \
+    X(TUNING_FAILED, "tuning_failed", "tuning failed")                                             \
     X(PRECOMPILED, "precompiled", "precompiled kernel (no NVRTC source)")                          \
     X(GRAPH_CAPTURE, "graph_capture", "launched into a CUDA graph capture")                        \
     X(NO_TUNABLES, "no_tunables_declaration", "no tunables declaration")                           \
@@ -27,7 +27,12 @@
     X(PARAMS_UNKNOWN, "parameters_unknown", "kernel parameters not understood")                    \
     X(PACKED_ARGS, "packed_arguments", "parameters packed in `extra`")                             \
     X(COOPERATIVE, "cooperative_launch", "cooperative launch")                                     \
-    X(LAUNCH_ATTRS, "launch_attributes", "launch attributes the shim cannot reproduce")
+    X(LAUNCH_ATTRS, "launch_attributes", "launch attributes the shim cannot reproduce")            \
+    X(OWN_LOCAL, "own_local_size_no_tunables", "own local size, no tunables declared")             \
+    X(NOTHING_TO_TUNE, "nothing_to_tune", "the tuner found nothing to tune")                       \
+    X(QUEUED, "queued", "waiting for the tuner")                                                   \
+    X(TUNE_OFF, "tuning_off", "AOE_TUNE_MODE=off")                                                 \
+    X(NOT_CAPTURED, "not_captured", "job not written (see the log)")
 
 #define AOE_NT_ENUM(code, json, text) AOE_NT_##code,
 enum { AOE_NT_NONE = 0, AOE_NOT_TUNED_REASONS(AOE_NT_ENUM) AOE_NT_COUNT };

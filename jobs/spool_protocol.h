@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -19,6 +20,15 @@
 #define AOE_SPOOL_MAX_ATTEMPTS 3   /* tries of a job failing transiently before it is failed */
 #define AOE_SPOOL_RETRY_S 60L      /* delay before the first retry; doubles per attempt */
 #define AOE_SPOOL_FAILED_MAX 65536 /* a .failed file above this still holds a payload */
+
+/* A <key>.failed.txt whose line starts with this records a job the tuner
+ * found nothing to tune in (AOE_EXEC_NOTHING_TO_TUNE): not a failure, but
+ * like one it stops recapture until it expires. */
+#define AOE_SPOOL_NOTHING_TO_TUNE "nothing to tune"
+static inline int aoe_spool_nothing_to_tune(const char *reason)
+{
+    return !strncmp(reason, AOE_SPOOL_NOTHING_TO_TUNE, sizeof AOE_SPOOL_NOTHING_TO_TUNE - 1);
+}
 
 /* Opens dir (never through a symbolic link) and checks that it is a directory
  * owned by the effective user and not writable by group or others. Returns

@@ -22,6 +22,7 @@ typedef struct aoe_launch_host {
     int capture;            /* 0: never capture (AOE_TUNE_MODE=off) */
     int repeat;             /* REPEAT_TUNE: capture operators the bank knows too */
     uint64_t capture_limit; /* bytes of one buffer's contents in a job */
+    int auto_defines;       /* AOE_AUTO_DEFINES: #ifndef defaults are tunable */
     const char *spool_dir;  /* for messages */
     /* Frees p once no launch's read section can hold it (NULL: kept). */
     void (*retire)(void *p);

@@ -60,7 +60,7 @@ static void first_sight(aoe_libcall_sight *s, const aoe_libcall_desc *d, aoe_op 
     if (p) {
         op->first = AOE_OP_FIRST_HIT;
         op->first_timestamp = p->rec.timestamp;
-        if (h->note_active) h->note_active();
+        if (h->note_active && !aoe_policy_is_default(p)) h->note_active();
     }
     if (!h->capture) return;
     if (op->first == AOE_OP_FIRST_HIT && !h->repeat) return;

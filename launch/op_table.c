@@ -92,6 +92,11 @@ aoe_policy_entry *aoe_policy_from_record(const aoe_record *rec)
     return e;
 }
 
+int aoe_policy_is_default(const aoe_policy_entry *e)
+{
+    return !(e->rec.tuned_us < e->rec.default_us);
+}
+
 int aoe_op_publish(aoe_op *op, const aoe_policy_entry *cur, aoe_policy_entry *e)
 {
     static atomic_uint_least64_t serial;

@@ -84,6 +84,11 @@ void aoe_op_foreach(aoe_op_visit fn, void *ctx);
  * (NULL when it does not apply, e.g. another dimensionality). */
 aoe_policy_entry *aoe_policy_from_record(const aoe_record *rec);
 
+/* 1 when e is the program's own launch: the tuner keeps the default exactly
+ * when no candidate beat it, and records tuned_us == default_us then (a
+ * policy it kept is faster by more than the noise). */
+int aoe_policy_is_default(const aoe_policy_entry *e);
+
 /* Replaces op's policy cur with e (unique serial given here): 1 when
  * published (cur is retired through the host, launch/host.h), 0 when another thread published first
  * (e is freed). */

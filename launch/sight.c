@@ -4,8 +4,9 @@
 #include "launch/sight.h"
 
 #include "core/log.h"
-#include "launch/host.h"
 #include "core/not_tuned_reasons.h"
+#include "launch/host.h"
+#include "space/autodefine.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,23 @@ static void not_tuned(const aoe_launch_host *h, aoe_op *op, int why, const char 
     note(h, op->kernel_name, why, detail);
 }
 
+/* Whether the tuner could find anything to tune in d's job, decided as it
+ * would (space/space.c): the launch sizes when the program left them to the
+ * implementation (local == NULL; a launch that fixes them, an OpenCL local
+ * size or a grid's block, never has them searched), a tunables declaration,
+ * or with AOE_AUTO_DEFINES an #ifndef default (the tuner's own scanner). */
+static int tunable(const aoe_launch_host *h, const aoe_launch_desc *d, const aoe_op *op)
+{
+    if (!d->local) return 1;
+    const aoe_launch_shape *ls = atomic_load_explicit(&op->shape, memory_order_acquire);
+    const aoe_tunable_kernel *decl =
+        ls            ? ls->decl
+        : h->tunables ? h->tunables(d->runtime, d->kernel_name, d->source, d->program_hash)
+                      : NULL;
+    if (decl) return 1;
+    return h->auto_defines && aoe_autodefine_any(d->source, d->options);
+}
+
 /* First sight of an operator in this process: call site, bank lookup, and
  * the capture decision. */
 static void first_sight(aoe_sight *s, const aoe_launch_desc *d, aoe_op *op, const aoe_key *key)
@@ -59,7 +77,7 @@ static void first_sight(aoe_sight *s, const aoe_launch_desc *d, aoe_op *op, cons
     if (p) {
         op->first = AOE_OP_FIRST_HIT;
         op->first_timestamp = p->rec.timestamp;
-        if (h->note_active) h->note_active();
+        if (h->note_active && !aoe_policy_is_default(p)) h->note_active();
     }
     if (d->not_capturable) {
         not_tuned(h, op, d->not_capturable, "");
@@ -69,6 +87,11 @@ static void first_sight(aoe_sight *s, const aoe_launch_desc *d, aoe_op *op, cons
     if (op->first == AOE_OP_FIRST_HIT && !h->repeat) return;
     if (h->allows && !h->allows(d->kernel_name)) {
         not_tuned(h, op, AOE_NT_FILTERED, "");
+        return;
+    }
+    if (!tunable(h, d, op)) { /* nothing captured: its launches counted under the reason */
+        not_tuned(h, op, AOE_NT_OWN_LOCAL,
+                  h->auto_defines ? "no #ifndef defaults either" : "AOE_AUTO_DEFINES off");
         return;
     }
     if (s->captures >= AOE_MAX_CAPTURES_PER_KERNEL) {

@@ -73,6 +73,7 @@ void aoe_preload_launch_host_install(void)
     g_host.capture = aoe_shim.mode != AOE_MODE_OFF;
     g_host.repeat = aoe_shim.repeat;
     g_host.capture_limit = (uint64_t)aoe_shim.cfg.num[AOE_CFG_CAPTURE_LIMIT_MB] << 20;
+    g_host.auto_defines = aoe_shim.cfg.num[AOE_CFG_AUTO_DEFINES] != 0;
     g_host.spool_dir = aoe_shim.spool_dir;
     aoe_launch_set_host(&g_host);
 }

@@ -1,6 +1,8 @@
 #include "preload/not_tuned.h"
 
 #include "core/log.h"
+#include "jobs/spool_protocol.h"
+#include "launch/op_table.h"
 #include "preload/result_file.h"
 #include "preload/shim.h"
 #include "preload/spool_write.h"
@@ -86,6 +88,18 @@ int aoe_not_tuned_tuner_reason(const aoe_key *key, char *out, size_t len)
     out[n] = '\0';
     out[strcspn(out, "\n")] = '\0';
     return 0;
+}
+
+int aoe_not_tuned_why(const struct aoe_op *op, char *tuner, size_t len)
+{
+    tuner[0] = '\0';
+    if (op->not_tuned) return op->not_tuned;
+    if (atomic_load_explicit(&op->refused, memory_order_relaxed)) return AOE_NT_REFUSED;
+    if (aoe_shim.mode == AOE_MODE_OFF) return AOE_NT_TUNE_OFF;
+    if (op->first == AOE_OP_FIRST_MISS && !aoe_not_tuned_tuner_reason(&op->key, tuner, len))
+        return aoe_spool_nothing_to_tune(tuner) ? AOE_NT_NOTHING_TO_TUNE : AOE_NT_TUNING_FAILED;
+    if (op->job_written || aoe_spool_has(&op->key)) return AOE_NT_QUEUED;
+    return AOE_NT_NOT_CAPTURED;
 }
 
 void aoe_not_tuned_atfork_child(void)

@@ -8,6 +8,8 @@
 #include "core/not_tuned_reasons.h"
 #include "store/record.h"
 
+struct aoe_op;
+
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,7 +27,16 @@ static inline int aoe_not_tuned_per_op(int reason)
 {
     return reason == AOE_NT_FILTERED || reason == AOE_NT_CAPTURE_LIMIT ||
            reason == AOE_NT_SPOOL_FULL || reason == AOE_NT_REFUSED ||
-           reason == AOE_NT_TUNING_FAILED;
+           reason == AOE_NT_TUNING_FAILED || reason == AOE_NT_OWN_LOCAL ||
+           reason == AOE_NT_NOTHING_TO_TUNE || reason == AOE_NT_QUEUED ||
+           reason == AOE_NT_TUNE_OFF || reason == AOE_NT_NOT_CAPTURED;
+}
+
+/* Reasons an operator is counted under but not listed in "not_tuned": it is
+ * on its way (queued) or the user turned tuning off. */
+static inline int aoe_not_tuned_listed(int reason)
+{
+    return reason != AOE_NT_QUEUED && reason != AOE_NT_TUNE_OFF;
 }
 
 const char *aoe_not_tuned_json(int reason);
@@ -43,6 +54,12 @@ void aoe_not_tuned_foreach(aoe_not_tuned_visit fn, void *ctx);
  * first line, a private regular file, never through a link): 0, or -1 when
  * the spool holds none. Result file only (one open per untuned operator). */
 int aoe_not_tuned_tuner_reason(const aoe_key *key, char *out, size_t len);
+
+/* Why an operator without a policy has none: its first-sight reason, a
+ * refused bank record, the tuner's verdict (nothing to tune, or failed, its
+ * words in tuner), queued in the spool, tuning off, or not captured. Never
+ * 0. Result file only. */
+int aoe_not_tuned_why(const struct aoe_op *op, char *tuner, size_t len);
 
 void aoe_not_tuned_atfork_child(void);
 

@@ -61,6 +61,7 @@ aoe_bank *aoe_shim_bank(void)
 typedef struct {
     aoe_bank *bank;
     int changed;
+    int active; /* of which change what the program runs (not its default) */
 } reload_ctx;
 
 static int same_record(const aoe_record *a, const aoe_record *b)
@@ -102,7 +103,10 @@ int aoe_op_refresh(aoe_op *op, aoe_bank *bank)
 static void reload_one(aoe_op *op, void *vctx)
 {
     reload_ctx *ctx = vctx;
-    if (aoe_op_refresh(op, ctx->bank)) ctx->changed++;
+    if (!aoe_op_refresh(op, ctx->bank)) return;
+    ctx->changed++;
+    const aoe_policy_entry *p = atomic_load_explicit(&op->policy, memory_order_acquire);
+    if (p && !aoe_policy_is_default(p)) ctx->active++;
 }
 
 static void build_variants(const aoe_runtime *rt, void *ctx)
@@ -118,11 +122,10 @@ static void tick(void)
         uint64_t gen = aoe_bank_generation(bank);
         if (gen != g_last_gen) {
             g_last_gen = gen;
-            reload_ctx ctx = {bank, 0};
+            reload_ctx ctx = {bank, 0, 0};
             aoe_op_foreach(reload_one, &ctx);
+            if (ctx.active) aoe_shim_note_active();
             if (ctx.changed) {
-                aoe_shim_log_once(&g_active_logged, AOE_LOG_INFO, "tuned policies active (bank %s)",
-                                  aoe_shim.bank_path);
                 AOE_DEBUG("%d new policies from the bank", ctx.changed);
                 aoe_result_write();
             }

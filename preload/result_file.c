@@ -43,6 +43,8 @@ typedef struct {
     double base_us, tuned_us;
     unsigned long long launches, timed_launches;
     int add, hit, update, reserved, unsatisfied, total;
+    int untuned[AOE_NT_COUNT]; /* unsatisfied operators per reason */
+    unsigned long long untuned_launches[AOE_NT_COUNT];
 } summary;
 
 /* The "not_tuned" entry for (name, reason), created with 0 launches. */
@@ -93,18 +95,13 @@ static void visit(aoe_op *op, void *vctx)
     s->launches += n;
     if (!p) {
         s->unsatisfied++;
-        /* left untuned at first sight, or every record the bank had refused */
-        int why = op->not_tuned                                              ? op->not_tuned
-                  : atomic_load_explicit(&op->refused, memory_order_relaxed) ? AOE_NT_REFUSED
-                                                                             : 0;
         char tuner[256];
-        const char *detail = op->call_site;
-        if (!why && op->first == AOE_OP_FIRST_MISS &&
-            !aoe_not_tuned_tuner_reason(&op->key, tuner, sizeof tuner)) {
-            why = AOE_NT_TUNING_FAILED; /* the tuner's words say why */
-            detail = tuner;
-        }
-        if (why) nt_add_launches(nt_entry(s->not_tuned, op->kernel_name, why, detail), n);
+        int why = aoe_not_tuned_why(op, tuner, sizeof tuner);
+        s->untuned[why > 0 && why < AOE_NT_COUNT ? why : 0]++;
+        s->untuned_launches[why > 0 && why < AOE_NT_COUNT ? why : 0] += n;
+        if (aoe_not_tuned_listed(why))
+            nt_add_launches(
+                nt_entry(s->not_tuned, op->kernel_name, why, tuner[0] ? tuner : op->call_site), n);
         return;
     }
     if (op->first == AOE_OP_FIRST_MISS)
@@ -178,6 +175,13 @@ static int write_file(summary *out)
     cJSON_AddNumberToObject(rs, "reserved", out->reserved);
     cJSON_AddNumberToObject(rs, "unsatisfied", out->unsatisfied);
     cJSON_AddNumberToObject(rs, "total", out->total);
+    cJSON *ur = cJSON_AddObjectToObject(rs, "untuned_by_reason");
+    for (int r = 1; r < AOE_NT_COUNT; r++) {
+        if (!out->untuned[r]) continue;
+        cJSON *e = cJSON_AddObjectToObject(ur, aoe_not_tuned_json(r));
+        cJSON_AddNumberToObject(e, "operators", out->untuned[r]);
+        cJSON_AddNumberToObject(e, "launches", (double)out->untuned_launches[r]);
+    }
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     if (!text) return -1;
@@ -222,9 +226,17 @@ void aoe_result_write_final(void)
     if (s.base_us > 0) /* only when some operator has bank times */
         snprintf(times, sizeof times, "; kernel time %.1f us -> %.1f us (%.1f%% less)", s.base_us,
                  s.tuned_us, imp);
+    char why[1024] = ""; /* " [N reason (L launches); ...]" */
+    size_t at = 0;
+    for (int r = 1; r < AOE_NT_COUNT && at < sizeof why; r++)
+        if (s.untuned[r])
+            at += (size_t)snprintf(why + at, sizeof why - at, "%s%d %s (%llu launches)",
+                                   at ? "; " : " [", s.untuned[r], aoe_not_tuned_text(r),
+                                   s.untuned_launches[r]);
+    if (at && at < sizeof why) snprintf(why + at, sizeof why - at, "]");
     aoe_log(AOE_LOG_INFO,
-            "%d operators: %d hit, %d added, %d updated, %d reserved, %d untuned%s%s%s/%s.json",
-            s.total, s.hit, s.add, s.update, s.reserved, s.unsatisfied, times,
+            "%d operators: %d hit, %d added, %d updated, %d reserved, %d untuned%s%s%s%s/%s.json",
+            s.total, s.hit, s.add, s.update, s.reserved, s.unsatisfied, why, times,
             rc ? "; cannot write " : "; ", aoe_shim.result_dir, g_name);
 }
 

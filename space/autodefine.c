@@ -230,3 +230,13 @@ int aoe_autodefine_candidates(int64_t def, int64_t out[5])
     out[n++] = def * 4;
     return n;
 }
+
+int aoe_autodefine_any(const char *source, const char *options)
+{
+    aoe_autodefine found[AOE_AUTODEFINE_MAX];
+    int n = aoe_autodefine_scan(source, options, found, AOE_AUTODEFINE_MAX);
+    int64_t c[5];
+    for (int i = 0; i < n; i++)
+        if (aoe_autodefine_candidates(found[i].def, c) >= 2) return 1;
+    return 0;
+}

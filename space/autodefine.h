@@ -29,6 +29,11 @@ int aoe_source_defines(const char *source, const char *name, int64_t *value, int
  * the number found (at most max). */
 int aoe_autodefine_scan(const char *source, const char *options, aoe_autodefine *out, int max);
 
+/* 1 when the source has a default the tuner's auto-defines would vary (the
+ * scan above, a default with at least two candidates below): the rule the
+ * shim applies at a kernel's first sight and space.c when building a space. */
+int aoe_autodefine_any(const char *source, const char *options);
+
 /* Candidate values around a default: powers of two times the default from
  * def/4 to def*4 (integers >= 1 only). Returns how many (at most 5). */
 int aoe_autodefine_candidates(int64_t def, int64_t out[5]);

@@ -366,6 +366,11 @@ bad:
     return NULL;
 }
 
+int aoe_space_nothing_to_tune(const char *err)
+{
+    return !strncmp(err, "nothing to tune", 15);
+}
+
 void aoe_space_free(aoe_space *sp)
 {
     if (!sp) return;

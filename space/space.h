@@ -39,6 +39,11 @@ aoe_space *aoe_space_build(const aoe_job *job, const aoe_device_limits *lim,
                            const aoe_space_options *opt, char *err, size_t errlen);
 void aoe_space_free(aoe_space *sp);
 
+/* 1 when aoe_space_build's err says the job has nothing to tune (no tunable
+ * parameter, or one legal configuration): the job's verdict, not a failure
+ * (an unusable declaration is one). */
+int aoe_space_nothing_to_tune(const char *err);
+
 /* Every configuration that satisfies the constraints, as the strategies see it.
  * The arrays stay owned by sp. */
 const aoe_search_space *aoe_space_configs(const aoe_space *sp);

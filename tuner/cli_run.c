@@ -65,6 +65,7 @@ static int set_preload(const char *hook)
 
 typedef struct {
     cJSON *files;
+    cJSON *untuned; /* reason -> [operators, launches], summed over the files */
     int ops, hit, add, update, reserved, unsatisfied;
     double base, tuned;
 } run_summary;
@@ -79,6 +80,26 @@ static double dnum(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+}
+
+/* Adds a file's untuned operators and launches per reason to the sums. */
+static void add_untuned(run_summary *s, const cJSON *by_reason)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, by_reason)
+    {
+        if (!s->untuned && !(s->untuned = cJSON_CreateObject())) return;
+        cJSON *sum = cJSON_GetObjectItemCaseSensitive(s->untuned, r->string);
+        if (!sum) {
+            const double zero[2] = {0, 0};
+            sum = cJSON_CreateDoubleArray(zero, 2);
+            if (!sum) return;
+            cJSON_AddItemToObject(s->untuned, r->string, sum);
+        }
+        cJSON *o = cJSON_GetArrayItem(sum, 0), *l = cJSON_GetArrayItem(sum, 1);
+        cJSON_SetNumberValue(o, o->valuedouble + dnum(r, "operators"));
+        cJSON_SetNumberValue(l, l->valuedouble + dnum(r, "launches"));
+    }
 }
 
 /* Reads every result file in dir written since `since`. */
@@ -119,6 +140,7 @@ static void collect(const char *dir, const struct timespec *since, run_summary *
         s->update += num(rs, "update");
         s->reserved += num(rs, "reserved");
         s->unsatisfied += num(rs, "unsatisfied");
+        add_untuned(s, cJSON_GetObjectItemCaseSensitive(rs, "untuned_by_reason"));
         s->base += dnum(opat, "baseline_total_us");
         s->tuned += dnum(opat, "tuned_total_us");
         cJSON_AddStringToObject(root, "path", path);
@@ -222,8 +244,18 @@ static void print_summary(const run_summary *s, FILE *out)
         fprintf(out, "aoe run: no OpenCL kernel launches seen (no result file)\n");
         return;
     }
-    fprintf(out, "aoe run: %d operator(s): %d hit, %d added, %d updated, %d reserved, %d untuned\n",
+    fprintf(out, "aoe run: %d operator(s): %d hit, %d added, %d updated, %d reserved, %d untuned",
             s->ops, s->hit, s->add, s->update, s->reserved, s->unsatisfied);
+    /* each untuned operator with its reason: " [N reason (L launches); ...]" */
+    const cJSON *u;
+    int k = 0;
+    cJSON_ArrayForEach(u, s->untuned)
+    {
+        fprintf(out, "%s%.0f %s (%.0f launches)", k++ ? "; " : " [",
+                cJSON_GetArrayItem(u, 0)->valuedouble, reason_text(u->string),
+                cJSON_GetArrayItem(u, 1)->valuedouble);
+    }
+    fprintf(out, "%s\n", k ? "]" : "");
     int rows = 0;
     const cJSON *file;
     cJSON_ArrayForEach(file, s->files)
@@ -338,6 +370,7 @@ int aoe_cmd_run(int argc, char **argv)
         print_summary(&s, stderr);
     }
     cJSON_Delete(s.files);
+    cJSON_Delete(s.untuned);
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
     return AOE_EXIT_FAIL;

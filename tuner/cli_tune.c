@@ -49,7 +49,8 @@ static void usage(FILE *out)
             "                    I/O class), as the background tuner does\n"
             "  --detach          fork into the background at once (exit status 0)\n"
             "\n"
-            "Exit status: 0 every job tuned, 1 a job failed, 2 usage error.\n");
+            "Exit status: 0 every job tuned or had nothing to tune, 1 a job failed, 2 usage\n"
+            "error.\n");
 }
 
 static int parse_num(const char *flag, const char *v, double lo, double hi, double *out)

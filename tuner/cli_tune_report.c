@@ -32,6 +32,10 @@ void aoe_tune_print_header(FILE *out)
 void aoe_tune_print_row(FILE *out, const aoe_tune_row *row, int dry_run)
 {
     const aoe_tune_result *r = &row->r;
+    if (!r->ok && r->status == AOE_EXEC_NOTHING_TO_TUNE) { /* its words say so: not a failure */
+        fprintf(out, "%-24.24s %s\n", r->kernel, r->error);
+        return;
+    }
     if (!r->ok) {
         fprintf(out, "%-24.24s FAILED: %s\n", r->kernel, r->error);
         return;
@@ -69,6 +73,8 @@ void aoe_tune_print_json(FILE *out, const aoe_tune_row *rows, size_t n, int dry_
         cJSON_AddStringToObject(j, "kernel", r->kernel);
         cJSON_AddStringToObject(j, "key", r->key_hex);
         cJSON_AddBoolToObject(j, "ok", r->ok);
+        cJSON_AddBoolToObject(j, "nothing_to_tune",
+                              !r->ok && r->status == AOE_EXEC_NOTHING_TO_TUNE);
         if (r->ok)
             cJSON_AddNullToObject(j, "error");
         else

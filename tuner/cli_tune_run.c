@@ -131,7 +131,8 @@ static int finish(run_ctx *x, int rc)
 {
     if (x->c->json) aoe_tune_print_json(stdout, x->rows, x->nrows, x->c->dry_run);
     for (size_t i = 0; i < x->nrows; i++) {
-        if (!x->rows[i].r.ok) rc = AOE_EXIT_FAIL;
+        const aoe_tune_result *r = &x->rows[i].r;
+        if (!r->ok && r->status != AOE_EXEC_NOTHING_TO_TUNE) rc = AOE_EXIT_FAIL;
         free((char *)x->rows[i].file);
     }
     free(x->rows);
@@ -197,18 +198,19 @@ int aoe_tune_spool(aoe_tune_cli *c)
             return AOE_EXIT_FAIL;
         }
         sum.tuned += st.tuned, sum.failed += st.failed, sum.skipped += st.skipped;
+        sum.nothing += st.nothing;
         sum.retried += st.retried;
-        idle_rounds = st.tuned + st.failed + st.skipped ? 0 : idle_rounds + 1;
+        idle_rounds = st.tuned + st.failed + st.skipped + st.nothing ? 0 : idle_rounds + 1;
     } while (!st.busy && idle_rounds < 3 && job_waiting(c->spool));
-    if (st.busy && !sum.tuned && !sum.failed && !sum.skipped) {
+    if (st.busy && !sum.tuned && !sum.failed && !sum.skipped && !sum.nothing) {
         /* another tuner owns this spool: silently done */
         free(x.rows);
         return AOE_EXIT_OK;
     }
     if (!c->json)
         fprintf(stderr,
-                "aoe tune: spool %s: %u tuned, %u failed, %u to retry, %u skipped (already in the "
-                "bank)\n",
-                c->spool, sum.tuned, sum.failed, sum.retried, sum.skipped);
+                "aoe tune: spool %s: %u tuned, %u failed, %u nothing to tune, %u to retry, %u "
+                "skipped (already in the bank)\n",
+                c->spool, sum.tuned, sum.failed, sum.nothing, sum.retried, sum.skipped);
     return finish(&x, sum.failed ? AOE_EXIT_FAIL : AOE_EXIT_OK);
 }

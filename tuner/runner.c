@@ -513,8 +513,13 @@ int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result 
     char err[512];
     c.sp = aoe_space_build(job, &rep.limits, &o->space, err, sizeof err);
     if (!c.sp) {
-        r->status = AOE_EXEC_NOTHING_TO_TUNE;
-        snprintf(r->error, sizeof r->error, "nothing to tune: %s", err);
+        /* nothing to tune is the job's verdict, not a failure; a declaration
+         * that cannot be used (or no memory for the space) is one */
+        int nothing = aoe_space_nothing_to_tune(err);
+        r->status = nothing                        ? AOE_EXEC_NOTHING_TO_TUNE
+                    : strstr(err, "out of memory") ? AOE_EXEC_OUT_OF_MEMORY
+                                                   : AOE_EXEC_REFUSED;
+        snprintf(r->error, sizeof r->error, "%s%s", nothing ? "" : "search space: ", err);
         goto done;
     }
     c.tol = aoe_space_tolerance(c.sp);

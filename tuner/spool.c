@@ -118,6 +118,20 @@ static void fail_job(spool *sp, const char *key, const char *kernel, const char 
     sp->st->failed++;
 }
 
+/* Nothing to tune: the same record (it stops recapture until it expires),
+ * its line starting with AOE_SPOOL_NOTHING_TO_TUNE, which the shim reads as
+ * its own reason; counted apart, not as a failure. */
+static void nothing_to_tune(spool *sp, const char *key, const char *kernel, const char *why)
+{
+    char line[1200];
+    snprintf(line, sizeof line, "%s%.1100s",
+             aoe_spool_nothing_to_tune(why) ? "" : AOE_SPOOL_NOTHING_TO_TUNE ": ", why);
+    aoe_spool_write_failed(sp->dfd, key, kernel, line, 1, time(NULL));
+    drop(sp, key, ".running");
+    drop(sp, key, ".retry");
+    sp->st->nothing++;
+}
+
 /* A tuner that dies (killed, out of memory) leaves ".running" files: each
  * counts as one attempt, so a job that kills its tuner is not retried for
  * ever. Runs with the lock held: no live tuner owns them. */
@@ -191,6 +205,10 @@ static void failed(spool *sp, const char *key, const char *path, const char *ker
 {
     unsigned attempts;
     long long nb;
+    if (st == AOE_EXEC_NOTHING_TO_TUNE) {
+        nothing_to_tune(sp, key, kernel, why);
+        return;
+    }
     read_retry(sp, key, &attempts, &nb);
     attempts++;
     if (!aoe_spool_transient(st) || attempts >= AOE_SPOOL_MAX_ATTEMPTS) {

@@ -28,6 +28,7 @@ typedef int (*aoe_spool_known_fn)(void *ctx, const aoe_job *job);
 
 typedef struct {
     unsigned tuned, failed, skipped;
+    unsigned nothing; /* nothing to tune: recorded like a failure, not one */
     unsigned retried; /* put back after a transient failure */
     int busy;         /* another tuner holds the lock: nothing was done */
 } aoe_spool_stats;

@@ -13,7 +13,9 @@ n=4096
 "$client" --n $n --repeat 100 | grep -q ' ok$' || fail "the client fails without the shim"
 
 # capture the launch's job: its key and fingerprint are what the shim looks up
-AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" "$client" --n $n >/dev/null 2>"$T/cap.err" ||
+# (planted_scale has its own local size: captured for its declaration)
+AOE_TUNABLES=$S/tests/tunables/planted.json AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" \
+  "$client" --n $n >/dev/null 2>"$T/cap.err" ||
   fail "capture run failed: $(cat "$T/cap.err")"
 job=$(compgen -G "$AOE_WORK_PATH/spool/*.job" | head -1 || true)
 [ -n "$job" ] || fail "no job captured"

@@ -26,6 +26,13 @@ r2=$(latest_result)
   fail "tuned policy not launched: $(cat "$r2")"
 [ "$(json "$r2" 'r["OPAT"]["modified_operators"][0]["call_site"]')" = "transpose:tc_run" ] ||
   fail "call site: $(cat "$r2")"
-grep -q "tuned policies active" "$T/err2" || fail "no 'tuned policies active' line: $(cat "$T/err2")"
-[ "$(grep -c '^aoe: ' "$T/err2")" = 2 ] || fail "expected 2 lines on stderr: $(cat "$T/err2")"
+# "tuned policies active" only when the tuner kept a policy faster than the
+# program's default (on a busy machine it may keep the default)
+if [ "$(json "$r2" 'int(r["OPAT"]["modified_operators"][0]["after_us"] < r["OPAT"]["modified_operators"][0]["before_us"])')" = 1 ]; then
+  grep -q "tuned policies active" "$T/err2" || fail "no 'tuned policies active' line: $(cat "$T/err2")"
+  [ "$(grep -c '^aoe: ' "$T/err2")" = 2 ] || fail "expected 2 lines on stderr: $(cat "$T/err2")"
+else
+  ! grep -q "tuned policies active" "$T/err2" || fail "the default announced as tuned: $(cat "$T/err2")"
+  [ "$(grep -c '^aoe: ' "$T/err2")" = 1 ] || fail "expected 1 line on stderr: $(cat "$T/err2")"
+fi
 echo "shim_c_program: ok (checksum $ref, second run hit)"

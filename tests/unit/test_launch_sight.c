@@ -80,6 +80,16 @@ static void tuner_spawn(void)
 {
     g.spawned++;
 }
+/* Kernels named "plain*" have no tunables declaration, the others one. */
+static aoe_tunable_kernel g_decl;
+static const aoe_tunable_kernel *tunables(const char *runtime, const char *kernel,
+                                          const char *source, aoe_hash128 program)
+{
+    (void)runtime;
+    (void)source;
+    (void)program;
+    return strncmp(kernel, "plain", 5) ? &g_decl : NULL;
+}
 
 static aoe_launch_host g_host = {
     .version = AOE_LAUNCH_HOST_VERSION,
@@ -90,6 +100,7 @@ static aoe_launch_host g_host = {
     .refresh = refresh,
     .allows = allows,
     .not_tuned = not_tuned,
+    .tunables = tunables,
     .spool_has = spool_has,
     .spool_full = spool_full,
     .spool_submit = spool_submit,
@@ -242,6 +253,69 @@ Test(launch_sight, limits_per_kernel_object)
     cr_assert_eq(g.notes, notes + 1, "noted once");
     gl[0] = 100; /* an operator it created still resolves */
     cr_assert_not_null(aoe_launch_resolve(&s, &d));
+}
+
+/* Item 4 of issue 16: nothing tunable at first sight (the program's own
+ * local size, no declaration, no #ifndef default the tuner would vary):
+ * nothing captured, the operator noted under its reason. */
+Test(launch_sight, own_local_size_without_declaration_is_not_captured)
+{
+    aoe_launch_desc d = desc(0x4001, "plain_own");
+    aoe_sight s = {0};
+    aoe_op *op = aoe_launch_resolve(&s, &d);
+    cr_assert_not_null(op, "its launches are still counted on an operator");
+    cr_assert_eq(g.submitted, 0, "nothing captured");
+    cr_assert_eq(s.captures, 0, "no capture counted against the kernel object");
+    cr_assert_eq(op->not_tuned, AOE_NT_OWN_LOCAL);
+    cr_assert(g.notes == 1 && g.last_reason == AOE_NT_OWN_LOCAL);
+    cr_assert_eq(atomic_load(&op->sighted), 1);
+    cr_assert_eq(g.refreshes, 1, "the bank is still asked (a policy may exist)");
+
+    /* a NULL local size: the work-group size is tunable, captured as before */
+    d = desc(0x4002, "plain_null");
+    d.local = NULL;
+    op = aoe_launch_resolve(&s, &d);
+    cr_assert(g.submitted == 1 && op->not_tuned == 0 && !g.job.has_local);
+
+    /* its own local size and a declaration: captured */
+    d = desc(0x4003, "declared");
+    op = aoe_launch_resolve(&s, &d);
+    cr_assert(g.submitted == 1 && op->not_tuned == 0 && g.job.has_local);
+}
+
+/* AOE_AUTO_DEFINES: an #ifndef default makes a kernel with its own local
+ * size tunable (the tuner's scanner decides), none leaves it untuned; with
+ * auto-defines off a default does not count. */
+Test(launch_sight, auto_defines_decide_with_the_tuners_scanner)
+{
+    static const char with_default[] = "#ifndef TS\n#define TS 16\n#endif\n__kernel void k() {}\n";
+    static const char fixed_by_options[] = "#ifndef TS\n#define TS 16\n#endif\n";
+    static const char without[] = "#define TS 16\n__kernel void k() {}\n";
+    aoe_sight s = {0};
+    g_host.auto_defines = 1;
+    aoe_launch_desc d = desc(0x5001, "plain_auto");
+    d.source = with_default;
+    aoe_op *op = aoe_launch_resolve(&s, &d);
+    cr_assert(g.submitted == 1 && op->not_tuned == 0, "a default to vary: captured");
+
+    d = desc(0x5002, "plain_auto");
+    d.source = without;
+    op = aoe_launch_resolve(&s, &d);
+    cr_assert(g.submitted == 0 && op->not_tuned == AOE_NT_OWN_LOCAL, "no default: not captured");
+
+    d = desc(0x5003, "plain_auto");
+    d.source = fixed_by_options;
+    d.options = "-DTS=32";
+    op = aoe_launch_resolve(&s, &d);
+    cr_assert(g.submitted == 0 && op->not_tuned == AOE_NT_OWN_LOCAL,
+              "a default the build options fix is not tunable");
+
+    g_host.auto_defines = 0;
+    d = desc(0x5004, "plain_auto");
+    d.source = with_default;
+    op = aoe_launch_resolve(&s, &d);
+    cr_assert(g.submitted == 0 && op->not_tuned == AOE_NT_OWN_LOCAL,
+              "auto-defines off: a default does not count");
 }
 
 Test(launch_sight, arguments_must_all_be_set)
