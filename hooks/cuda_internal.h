@@ -172,6 +172,9 @@ void aoe_cu_first_sight(const void *fn, const aoe_cu_launch *l);
 /* The call site of the CUDA call being made, into out (one stack walk at a
  * time: first sights only). */
 void aoe_cu_callsite(char *out, size_t len);
+/* CU_STREAM_CAPTURE_STATUS_* of stream s (NONE when the driver cannot say):
+ * first sights only. */
+int aoe_cu_capture_status(CUstream s, int per_thread);
 void aoe_cu_launch_atfork_child(void);
 
 /* ---- graph replays (cuda_graph.c): counted, listed as not tunable ---- */

@@ -70,13 +70,12 @@ static void function_name(const aoe_cu_func *r, const void *fn, char *out, size_
         snprintf(out, len, "cuda_function_%p", fn);
 }
 
-/* CU_STREAM_CAPTURE_STATUS_* of the launch's stream (NONE when the driver cannot say). */
-static int capture_status(const aoe_cu_launch *l)
+int aoe_cu_capture_status(CUstream s, int per_thread)
 {
     capturing_fn f =
-        l->per_thread ? REAL(IS_CAPTURING_PT, capturing_fn) : REAL(IS_CAPTURING, capturing_fn);
+        per_thread ? REAL(IS_CAPTURING_PT, capturing_fn) : REAL(IS_CAPTURING, capturing_fn);
     CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (!f || f(l->stream, &st) != CUDA_SUCCESS) return CU_STREAM_CAPTURE_STATUS_NONE;
+    if (!f || f(s, &st) != CUDA_SUCCESS) return CU_STREAM_CAPTURE_STATUS_NONE;
     return (int)st;
 }
 
@@ -93,7 +92,7 @@ void aoe_cu_first_sight(const void *fn, const aoe_cu_launch *l)
     char name[256], site[256];
     function_name(r, fn, name, sizeof name);
     aoe_cu_callsite(site, sizeof site);
-    int capture = capture_status(l);
+    int capture = aoe_cu_capture_status(l->stream, l->per_thread);
     const char *fp = aoe_cu_current_fingerprint();
     char detail[200];
     int why = aoe_cu_tune_decide(r, fn, name, l, detail, sizeof detail);
@@ -223,17 +222,15 @@ first_launch(int id, int pt, const char *name, CUfunction f, unsigned gx, unsign
     launch_fn real = (launch_fn)aoe_cu_real(id);
     if (!real) return CUDA_ERROR_NOT_INITIALIZED;
     aoe_cu_func *r = ready(f);
-    if (!r) {
+    int sighted = !r; /* first sight counts the launch of a function it does not tune */
+    if (sighted) {
         sight(f, gx, gy, gz, bx, by, bz, shared, s, pt, name,
               extra ? AOE_CU_LAUNCH_PACKED : AOE_CU_LAUNCH_PLAIN);
         if (!(r = ready(f))) return real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
-        aoe_cu_tunable *t = atomic_load_explicit(&r->tunable, memory_order_acquire);
-        if (t) return tuned(real, pt, r, t, f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
-        return real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
     }
     aoe_cu_tunable *t = atomic_load_explicit(&r->tunable, memory_order_acquire);
     if (t) return tuned(real, pt, r, t, f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
-    aoe_untuned_count(&r->untuned);
+    if (!sighted) aoe_untuned_count(&r->untuned);
     return real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
 }
 
@@ -301,11 +298,10 @@ static __attribute__((noinline)) CUresult launch_ex(launch_ex_fn real, int pt, c
         if (t) {                                                                                   \
             aoe_cu_tuned *L = t->launch;                                                           \
             const aoe_cu_shape *e = atomic_load_explicit(&L->last, memory_order_acquire);          \
-            if (__builtin_expect(e && !extra && params && e->op && !e->no_subst &&                 \
-                                     e->grid[0] == gx && e->block[0] == bx && e->grid[1] == gy &&  \
-                                     e->block[1] == by && e->grid[2] == gz && e->block[2] == bz && \
-                                     e->shared == shared && aoe_cu_args_same(L, e, params),        \
-                                 1)) {                                                             \
+            if (__builtin_expect(                                                                  \
+                    e && !extra && params && e->op && !e->no_subst &&                              \
+                        aoe_cu_shape_is(L, e, gx, gy, gz, bx, by, bz, shared, params),             \
+                    1)) {                                                                          \
                 if (atomic_load_explicit(&e->op->policy, memory_order_relaxed))                    \
                     return hit(real, pt, t, e, f, shared, s, params);                              \
                 aoe_counts_launch(aoe_cu_shape_counts(e), aoe_rd_self, 0);                         \

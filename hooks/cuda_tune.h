@@ -102,7 +102,7 @@ static inline int aoe_cu_same_bytes(const void *p, const uint64_t *w, unsigned s
         memcpy(&a, p, 8);
         return a == w[0];
     }
-    default: { /* no library call: the launch wrapper keeps no register across one */
+    default: { /* a byte loop: no library call on the launch path */
         const unsigned char *a = p, *b = (const unsigned char *)w;
         for (unsigned i = 0; i < size; i++)
             if (a[i] != b[i]) return 0;
@@ -111,17 +111,33 @@ static inline int aoe_cu_same_bytes(const void *p, const uint64_t *w, unsigned s
     }
 }
 
-static inline int aoe_cu_args_same(const aoe_cu_tuned *L, const aoe_cu_shape *e, void **params)
+/* Bit k: pointer parameter k of the launch is NULL. */
+static inline uint64_t aoe_cu_null_mask(const aoe_cu_tuned *L, void **params)
 {
     uint64_t nulls = 0;
     for (uint32_t k = 0; k < L->nptrs && k < AOE_CU_TUNE_MAX_PARAMS; k++)
         nulls |= (uint64_t)(*(void *const *)params[L->ptr_param[k]] == NULL) << k;
-    if (nulls != e->nulls) return 0;
+    return nulls;
+}
+
+static inline int aoe_cu_args_same(const aoe_cu_tuned *L, const aoe_cu_shape *e, void **params)
+{
+    if (aoe_cu_null_mask(L, params) != e->nulls) return 0;
     for (uint32_t k = 0; k < L->nscalars && k < AOE_CU_TUNE_MAX_PARAMS; k++)
         if (!aoe_cu_same_bytes(params[L->scalar[k].param], &e->words[L->scalar[k].word],
                                L->scalar[k].size))
             return 0;
     return 1;
+}
+
+/* Whether a launch is shape e: its sizes, dynamic shared bytes and arguments. */
+static inline int aoe_cu_shape_is(const aoe_cu_tuned *L, const aoe_cu_shape *e, unsigned gx,
+                                  unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                                  unsigned shared, void **params)
+{
+    return e->grid[0] == gx && e->block[0] == bx && e->grid[1] == gy && e->block[1] == by &&
+           e->grid[2] == gz && e->block[2] == bz && e->shared == shared &&
+           aoe_cu_args_same(L, e, params);
 }
 
 /* The steady state of a tuned function's cuLaunchKernel(_ptsz), inlined

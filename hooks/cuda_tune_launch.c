@@ -21,12 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REAL(id, type) ((type)aoe_cu_real(AOE_CUF_##id))
-
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                               unsigned, unsigned, CUstream, void **, void **);
 typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
-typedef CUresult (*capturing_fn)(CUstream, CUstreamCaptureStatus *);
 
 static inline CUresult call(const aoe_cu_how *how, CUfunction f, const unsigned g[3],
                             const unsigned b[3], unsigned shared, CUstream s, void **params,
@@ -44,9 +41,7 @@ static inline CUresult call(const aoe_cu_how *how, CUfunction f, const unsigned 
 static inline int shape_same(const aoe_cu_tuned *L, const aoe_cu_shape *e, const unsigned g[3],
                              const unsigned b[3], unsigned shared, void **params)
 {
-    return e->grid[0] == g[0] && e->block[0] == b[0] && e->grid[1] == g[1] && e->block[1] == b[1] &&
-           e->grid[2] == g[2] && e->block[2] == b[2] && e->shared == shared &&
-           aoe_cu_args_same(L, e, params);
+    return aoe_cu_shape_is(L, e, g[0], g[1], g[2], b[0], b[1], b[2], shared, params);
 }
 
 static void shape_fill(const aoe_cu_tuned *L, aoe_cu_shape *e, const unsigned g[3],
@@ -59,22 +54,10 @@ static void shape_fill(const aoe_cu_tuned *L, aoe_cu_shape *e, const unsigned g[
         if (d && (g[d] != 1 || b[d] != 1)) e->dim = (unsigned)d + 1;
     }
     e->shared = shared;
-    for (uint32_t k = 0; k < L->nptrs && k < AOE_CU_TUNE_MAX_PARAMS; k++)
-        e->nulls |= (uint64_t)(*(void *const *)params[L->ptr_param[k]] == NULL) << k;
+    e->nulls = aoe_cu_null_mask(L, params);
     for (uint32_t k = 0; k < L->nscalars && k < AOE_CU_TUNE_MAX_PARAMS; k++)
         memcpy((unsigned char *)&e->words[L->scalar[k].word], params[L->scalar[k].param],
                L->scalar[k].size);
-}
-
-/* Whether the launch's stream is being captured into a graph (any status
- * but NONE; NONE when the driver cannot say). */
-static int capturing(CUstream s, int per_thread)
-{
-    capturing_fn f =
-        per_thread ? REAL(IS_CAPTURING_PT, capturing_fn) : REAL(IS_CAPTURING, capturing_fn);
-    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (!f || f(s, &st) != CUDA_SUCCESS) return 0;
-    return st != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 /* The operator of a new shape (the launch core: key, bank, capture), or NULL. */
@@ -163,7 +146,8 @@ shape_miss(const aoe_cu_how *how, aoe_cu_tunable *t, const unsigned g[3], const 
         aoe_cu_shape *e = malloc(sizeof *e);
         if (e) {
             *e = cand;
-            e->no_subst = capturing(s, how->per_thread);
+            e->no_subst =
+                aoe_cu_capture_status(s, how->per_thread) != CU_STREAM_CAPTURE_STATUS_NONE;
             e->op = resolve(t, e, s, how->per_thread, params, e->no_subst);
             if (e->op) aoe_counts_switch(&e->counts, e->op);
             if (e->no_subst)
@@ -240,6 +224,27 @@ static CUresult launch_hit(const aoe_cu_how *how, aoe_cu_tunable *t, const aoe_c
     return call(how, f, g, b, shared, s, params, NULL);
 }
 
+/* Shape e's launch when its operator has a policy: read inside a read
+ * section, the tuned launch unless that policy's was refused before. */
+static CUresult with_policy(const aoe_cu_how *how, aoe_cu_tunable *t, const aoe_cu_shape *e,
+                            CUfunction f, const unsigned g[3], const unsigned b[3], unsigned shared,
+                            CUstream s, void **params)
+{
+    aoe_cu_tuned *L = t->launch;
+    aoe_rd_node *rd = aoe_rd_begin();
+    if (__builtin_expect(!rd, 0)) return call(how, f, g, b, shared, s, params, NULL);
+    const aoe_policy_entry *pol = atomic_load_explicit(&e->op->policy, memory_order_acquire);
+    CUresult rc;
+    if (pol && atomic_load_explicit(&L->broken_serial, memory_order_relaxed) != pol->serial) {
+        rc = launch_hit(how, t, e, pol, rd, f, g, b, shared, s, params);
+    } else {
+        aoe_counts_launch(aoe_cu_shape_counts(e), rd, 0);
+        rc = call(how, f, g, b, shared, s, params, NULL);
+    }
+    aoe_rd_end(rd);
+    return rc;
+}
+
 CUresult aoe_cu_launch_tuned(const aoe_cu_how *how, aoe_cu_tunable *t, CUfunction f,
                              const unsigned g[3], const unsigned b[3], unsigned shared, CUstream s,
                              void **params, void **extra)
@@ -257,37 +262,14 @@ CUresult aoe_cu_launch_tuned(const aoe_cu_how *how, aoe_cu_tunable *t, CUfunctio
         if (op) aoe_counts_launch(aoe_cu_shape_counts(e), aoe_rd_self, 0);
         return call(how, f, g, b, shared, s, params, NULL);
     }
-    aoe_rd_node *rd = aoe_rd_begin();
-    if (__builtin_expect(!rd, 0)) return call(how, f, g, b, shared, s, params, NULL);
-    const aoe_policy_entry *pol = atomic_load_explicit(&op->policy, memory_order_acquire);
-    CUresult rc;
-    if (pol && atomic_load_explicit(&L->broken_serial, memory_order_relaxed) != pol->serial) {
-        rc = launch_hit(how, t, e, pol, rd, f, g, b, shared, s, params);
-    } else {
-        aoe_counts_launch(aoe_cu_shape_counts(e), rd, 0);
-        rc = call(how, f, g, b, shared, s, params, NULL);
-    }
-    aoe_rd_end(rd);
-    return rc;
+    return with_policy(how, t, e, f, g, b, shared, s, params);
 }
 
 CUresult aoe_cu_hit_plain(void *real, int pt, aoe_cu_tunable *t, const aoe_cu_shape *e,
                           CUfunction f, unsigned shared, CUstream s, void **params)
 {
     const aoe_cu_how how = {real, NULL, pt};
-    aoe_cu_tuned *L = t->launch;
-    aoe_rd_node *rd = aoe_rd_begin();
-    if (__builtin_expect(!rd, 0)) return call(&how, f, e->grid, e->block, shared, s, params, NULL);
-    const aoe_policy_entry *pol = atomic_load_explicit(&e->op->policy, memory_order_acquire);
-    CUresult rc;
-    if (pol && atomic_load_explicit(&L->broken_serial, memory_order_relaxed) != pol->serial) {
-        rc = launch_hit(&how, t, e, pol, rd, f, e->grid, e->block, shared, s, params);
-    } else {
-        aoe_counts_launch(aoe_cu_shape_counts(e), rd, 0);
-        rc = call(&how, f, e->grid, e->block, shared, s, params, NULL);
-    }
-    aoe_rd_end(rd);
-    return rc;
+    return with_policy(&how, t, e, f, e->grid, e->block, shared, s, params);
 }
 
 CUresult aoe_cu_hit_refused(void *real, int pt, aoe_cu_tunable *t, const aoe_cu_shape *e,
