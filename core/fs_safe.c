@@ -176,6 +176,18 @@ int aoe_fs_open_append(const char *path, char *err, size_t errlen)
 
 static atomic_uint g_seq;
 
+int aoe_fs_write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w, len -= (size_t)w;
+    }
+    return 0;
+}
+
 int aoe_fs_write_file_at(int dfd, const char *name, const void *data, size_t len)
 {
     char tmp[NAME_MAX + 1];
@@ -190,18 +202,7 @@ int aoe_fs_write_file_at(int dfd, const char *name, const void *data, size_t len
         if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0) return -1;
-    const char *p = data;
-    size_t left = len;
-    int rc = 0;
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            rc = -1;
-            break;
-        }
-        p += w, left -= (size_t)w;
-    }
+    int rc = aoe_fs_write_all(fd, data, len);
     if (close(fd)) rc = -1;
     if (rc == 0) rc = renameat(dfd, tmp, dfd, name);
     int e = errno;

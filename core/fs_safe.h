@@ -33,6 +33,9 @@ int aoe_fs_ensure_file(const char *path, char *err, size_t errlen);
  * tightened to 0600. Returns the descriptor, or -1 with err. */
 int aoe_fs_open_append(const char *path, char *err, size_t errlen);
 
+/* Writes all len bytes of data to fd (a short write continued, EINTR
+ * retried): 0, or -1 (errno). */
+int aoe_fs_write_all(int fd, const void *data, size_t len);
 /* Replaces dir/name with data: a temporary file created with O_EXCL|O_NOFOLLOW
  * (mode 0600) in dir, renamed over name (rename replaces a link, never writes
  * through one). Returns 0 or -1 (errno). */

@@ -61,17 +61,6 @@ static size_t count_files(int dfd, size_t limit)
     return n;
 }
 
-static int write_all(int fd, const char *text, size_t len)
-{
-    while (len) {
-        ssize_t w = write(fd, text, len);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        text += w, len -= (size_t)w;
-    }
-    return 0;
-}
-
 /* text into dfd/name unless it exists: 1 written, 0 there already, -1 (errno). */
 static int write_once(int dfd, const char *name, const char *text)
 {
@@ -79,7 +68,7 @@ static int write_once(int dfd, const char *name, const char *text)
     snprintf(tmp, sizeof tmp, "%.60s.tmp%ld", name, (long)getpid());
     int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return -1;
-    int rc = write_all(fd, text, strlen(text));
+    int rc = aoe_fs_write_all(fd, text, strlen(text));
     if (close(fd)) rc = -1;
     int err = errno;
     if (!rc) rc = linkat(dfd, tmp, dfd, name, 0) == 0 ? 1 : errno == EEXIST ? 0 : -1;
