@@ -327,23 +327,13 @@ aoe_space *aoe_space_build(const aoe_job *job, const aoe_device_limits *lim,
         add_workgroup(sp, err, errlen))
         goto bad;
     if (opt && opt->auto_defines && add_autodefines(sp, job, err, errlen)) goto bad;
-    if (!sp->n_params && grid) {
-        aoe_errf(
-            err, errlen,
-            "nothing to tune for kernel %s: no tunables declaration matches it%s (a grid/block "
-            "launch's sizes are never searched)",
-            job->kernel_name,
-            opt && opt->auto_defines ? " and it has no #ifndef defaults"
-                                     : " (auto-defines are off)");
-        goto bad;
-    }
     if (!sp->n_params) {
         aoe_errf(err, errlen,
-                 "nothing to tune for kernel %s: it has its own local size, no "
-                 "tunables declaration matches it%s",
-                 job->kernel_name,
+                 "nothing to tune for kernel %s: %sno tunables declaration matches it%s%s",
+                 job->kernel_name, grid ? "" : "it has its own local size, ",
                  opt && opt->auto_defines ? " and it has no #ifndef defaults"
-                                          : " (auto-defines are off)");
+                                          : " (auto-defines are off)",
+                 grid ? " (a grid/block launch's sizes are never searched)" : "");
         goto bad;
     }
     if (enumerate(sp, err, errlen)) goto bad;
