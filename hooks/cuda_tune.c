@@ -73,15 +73,13 @@ static char *runtime_extra(const aoe_nvrtc_program *p, int image_kind)
     return text;
 }
 
-/* Whether the kernel is declared (or has #ifndef defaults with AOE_AUTO_DEFINES). */
-static int declared(const char *name, const char *source, const char *options)
+/* Whether the kernel is declared (or has #ifndef defaults with
+ * AOE_AUTO_DEFINES: the rule the launch core and the tuner apply). */
+static int declared(const char *name, const char *source, const char *options, aoe_hash128 hash)
 {
     const aoe_launch_host *h = aoe_launch_get_host();
-    aoe_hash128 hash = aoe_program_hash(source, strlen(source));
     if (h->tunables && h->tunables("cuda", name, source, hash)) return 1;
-    if (!aoe_shim.cfg.num[AOE_CFG_AUTO_DEFINES]) return 0;
-    aoe_autodefine found[AOE_AUTODEFINE_MAX];
-    return aoe_autodefine_scan(source, options, found, AOE_AUTODEFINE_MAX) > 0;
+    return h->auto_defines && aoe_autodefine_any(source, options);
 }
 
 /* Pointers and scalars of L from its signature and layout: 0, or -1 when
@@ -119,7 +117,8 @@ int aoe_cu_tune_decide(aoe_cu_func *r, const void *fn, const char *name, const a
     int why_not = 0;
     aoe_cu_tuned *L = NULL;
     aoe_cu_tunable *t = NULL;
-    if (!declared(name, p->source, options)) {
+    aoe_hash128 hash = aoe_program_hash(p->source, strlen(p->source));
+    if (!declared(name, p->source, options, hash)) {
         why_not = AOE_NT_NO_TUNABLES;
         goto out;
     }
@@ -176,6 +175,7 @@ int aoe_cu_tune_decide(aoe_cu_func *r, const void *fn, const char *name, const a
     }
     L->options = options;
     L->source = p->source;
+    L->program_hash = hash;
     t->program = p;
     t->image_kind = m->image_kind;
     snprintf(t->name, sizeof t->name, "%s", name);

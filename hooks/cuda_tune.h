@@ -59,10 +59,11 @@ typedef struct {
     } scalar[AOE_CU_TUNE_MAX_PARAMS];
     aoe_cu_param layout[AOE_CU_TUNE_MAX_PARAMS];
     aoe_cu_sig_param sig[AOE_CU_TUNE_MAX_PARAMS];
-    const char *fingerprint; /* the device's (interned) */
-    char *options;           /* the program's options joined with single spaces */
-    char *runtime_extra;     /* the job's runtime_extra (JSON text) */
-    const char *source;      /* the program's */
+    const char *fingerprint;  /* the device's (interned) */
+    char *options;            /* the program's options joined with single spaces */
+    char *runtime_extra;      /* the job's runtime_extra (JSON text) */
+    const char *source;       /* the program's */
+    aoe_hash128 program_hash; /* of source (aoe_program_hash) */
     /* the launch path */
     _Atomic(const aoe_cu_shape *) last;
     aoe_cu_shape *shapes[AOE_CU_TUNE_MAX_SHAPES]; /* added under slow_lock */

@@ -100,7 +100,7 @@ static aoe_op *resolve(aoe_cu_tunable *t, const aoe_cu_shape *e, CUstream s, int
         .kernel_name = t->name,
         .source = L->source,
         .options = L->options,
-        .program_hash = aoe_program_hash(L->source, strlen(L->source)),
+        .program_hash = L->program_hash,
         .dim = e->dim,
         .global = grid,
         .local = block,
