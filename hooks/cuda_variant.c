@@ -80,25 +80,6 @@ static const char *refusal(const aoe_cu_tunable *t, const char *defines)
     return overrides ? "the program's own options set one of its macros" : NULL;
 }
 
-/* Adds v to t's variants unless one with its defines is there (returned
- * instead) or there are AOE_CU_MAX_VARIANTS (NULL). Lock-free and exact: an
- * add racing this one moves the head, the exchange fails and the list is
- * scanned again, so two threads never both add the same values. */
-static aoe_variant *add_once(aoe_variant_list *list, aoe_variant *v)
-{
-    aoe_variant *head = atomic_load_explicit(list, memory_order_acquire);
-    for (;;) {
-        int n = 0;
-        for (aoe_variant *o = head; o; o = o->next, n++)
-            if (!strcmp(o->defines, v->defines)) return o;
-        if (n >= AOE_CU_MAX_VARIANTS) return NULL;
-        v->next = head;
-        if (atomic_compare_exchange_weak_explicit(list, &head, v, memory_order_acq_rel,
-                                                  memory_order_acquire))
-            return v;
-    }
-}
-
 /* First ask for these values (not the steady state): the variant recorded,
  * refused (failed at once) or queued for the poller. None once the exit has
  * begun: the program's own function runs. */
@@ -113,7 +94,7 @@ static __attribute__((noinline, cold)) aoe_variant *request(aoe_cu_tunable *t, c
         return NULL;
     }
     v->t = t;
-    aoe_variant *got = add_once(&t->variants, &v->base);
+    aoe_variant *got = aoe_variant_add_once(&t->variants, &v->base, AOE_CU_MAX_VARIANTS);
     if (got != &v->base) {
         free(v->base.defines);
         free(v);

@@ -21,6 +21,23 @@ void aoe_variant_add(aoe_variant_list *list, aoe_variant *v)
     while (!atomic_compare_exchange_weak(list, &head, v));
 }
 
+aoe_variant *aoe_variant_add_once(aoe_variant_list *list, aoe_variant *v, int max)
+{
+    aoe_variant *head = atomic_load_explicit(list, memory_order_acquire);
+    for (;;) {
+        int n = 0;
+        for (aoe_variant *o = head; o; o = o->next, n++)
+            if (!strcmp(o->defines, v->defines)) return o;
+        if (n >= max) return NULL;
+        v->next = head;
+        /* an add racing this one moved the head: the exchange fails and the
+         * list is scanned again */
+        if (atomic_compare_exchange_weak_explicit(list, &head, v, memory_order_acq_rel,
+                                                  memory_order_acquire))
+            return v;
+    }
+}
+
 int aoe_variant_overrides(const char *options, const char *defines)
 {
     const char *d = defines;

@@ -38,6 +38,10 @@ int aoe_variant_init(aoe_variant *v, const char *defines, const char *kernel_nam
 /* Adds v to the list. Two threads may add the same values at once: both
  * are built, and either may be found. */
 void aoe_variant_add(aoe_variant_list *list, aoe_variant *v);
+/* Adds v unless the list holds one with its defines (returned instead) or
+ * max variants (NULL). Lock-free and exact: two threads never both add the
+ * same values. */
+aoe_variant *aoe_variant_add_once(aoe_variant_list *list, aoe_variant *v, int max);
 
 /* 1 when the program's build options set one of the macros of defines
  * itself (such kernels carry their own tuned values and must come out
