@@ -57,6 +57,8 @@ AOE_CU_EXPORT CUfunction aoe_cu_probe_variant(void *tunable, const char *defines
         CUfunction f = aoe_cu_variant_function(t, defines);
         aoe_variant *v = aoe_variant_find(&t->variants, defines);
         int st = f ? AOE_VAR_READY : v ? atomic_load(&v->state) : -1;
+        /* ready between the two reads: ask again for its function */
+        if (!f && st == AOE_VAR_READY) st = AOE_VAR_PENDING;
         if (f || st != AOE_VAR_PENDING || waited >= wait_ms) {
             *state = st;
             return f;

@@ -18,7 +18,8 @@ export LD_LIBRARY_PATH=$B/fakecuda:$B/fakenvrtc AOE_LOG_LEVEL=debug AOE_TUNE_MOD
 for threads in 8 12; do
   rc=0
   LD_PRELOAD="$PROBE" "$client" race $threads >"$T/out" 2>"$T/err" || rc=$?
-  ! grep -q ThreadSanitizer "$T/err" || fail "ThreadSanitizer: $(grep -A30 ThreadSanitizer "$T/err" | head -60)"
+  ! grep -q ThreadSanitizer "$T/err" ||
+    fail "ThreadSanitizer (rc $rc; client: $(grep -v '^aoe: ' "$T/err" | head -2)): $(grep -A30 ThreadSanitizer "$T/err" | head -60)"
   [ $rc = 0 ] || fail "$threads threads: exit status $rc: $(cat "$T/out") $(tail -5 "$T/err")"
   n=$((4 + threads))
   [ "$(cat "$T/out")" = "race: $threads threads, $n variants, every launch correct" ] || fail "got '$(cat "$T/out")'"
