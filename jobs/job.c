@@ -253,6 +253,24 @@ uint64_t aoe_job_kernel_part(const aoe_job *job, int *oom)
     return kpart;
 }
 
+uint64_t aoe_job_image_bytes(const aoe_job_image *im)
+{
+    uint64_t dims[5] = {im->width, im->height, im->depth, im->array_size, im->pixel_bytes};
+    uint64_t n = 1;
+    for (int i = 0; i < 5; i++) {
+        uint64_t d = dims[i] ? dims[i] : 1;
+        if (n > UINT64_MAX / d) return 0;
+        n *= d;
+    }
+    return im->width && im->pixel_bytes ? n : 0;
+}
+
+uint64_t aoe_job_image_extent(const aoe_job_image *im)
+{
+    return aoe_opkey_image_extent(im->type, im->order, im->data_type, im->width, im->height,
+                                  im->depth, im->array_size);
+}
+
 aoe_key aoe_job_compute_key(const aoe_job *job)
 {
     if (aoe_job_is_gemm(job)) { /* keyed by its description alone (docs/formats.md) */
@@ -290,6 +308,15 @@ aoe_key aoe_job_compute_key(const aoe_job *job)
             break;
         case AOE_JOB_ARG_LOCAL:
             *s = (aoe_arg_shape){AOE_ARGK_LOCAL, 0, a->size, NULL};
+            break;
+        case AOE_JOB_ARG_IMAGE:
+            *s = (aoe_arg_shape){AOE_ARGK_IMAGE, 0, aoe_job_image_extent(&a->image), NULL};
+            break;
+        case AOE_JOB_ARG_SAMPLER:
+            *s = (aoe_arg_shape){AOE_ARGK_SAMPLER, 0,
+                                 aoe_opkey_sampler_extent(a->sampler.normalized,
+                                                          a->sampler.addressing, a->sampler.filter),
+                                 NULL};
             break;
         default:
             *s = (aoe_arg_shape){AOE_ARGK_NULLMEM, 0, 0, NULL};

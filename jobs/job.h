@@ -15,19 +15,57 @@
 #define AOE_JOB_FORMAT_MIN 1 /* the oldest format read */
 
 typedef enum {
-    AOE_JOB_ARG_SCALAR = 0, /* bytes by value */
-    AOE_JOB_ARG_BUFFER = 1, /* memory object: size, flags, contents or synthetic */
-    AOE_JOB_ARG_LOCAL = 2,  /* local memory of `size` bytes */
-    AOE_JOB_ARG_NULLMEM = 3 /* NULL memory object */
+    AOE_JOB_ARG_SCALAR = 0,  /* bytes by value */
+    AOE_JOB_ARG_BUFFER = 1,  /* memory object: size, flags, contents or synthetic */
+    AOE_JOB_ARG_LOCAL = 2,   /* local memory of `size` bytes */
+    AOE_JOB_ARG_NULLMEM = 3, /* NULL memory object */
+    AOE_JOB_ARG_IMAGE = 4,   /* image object: descriptor, flags, contents or synthetic */
+    AOE_JOB_ARG_SAMPLER = 5  /* sampler object: its properties */
 } aoe_job_arg_kind;
+
+/* An image argument's descriptor, in the runtime's own numbers (OpenCL:
+ * cl_mem_object_type, cl_channel_order, cl_channel_type; an extent the type
+ * lacks is 0, as clGetImageInfo says). Contents are tightly packed: row
+ * pitch width x pixel_bytes, slice pitch row x height; the argument's size
+ * is aoe_job_image_bytes. */
+typedef struct {
+    uint32_t type;
+    uint32_t order;
+    uint32_t data_type;
+    uint32_t pixel_bytes; /* bytes per pixel of that order and data type */
+    uint64_t width, height, depth, array_size;
+} aoe_job_image;
+
+/* A sampler argument's properties, in the runtime's own numbers (OpenCL:
+ * CL_SAMPLER_NORMALIZED_COORDS, cl_addressing_mode, cl_filter_mode). */
+typedef struct {
+    uint32_t normalized; /* 0 or 1 */
+    uint32_t addressing;
+    uint32_t filter;
+} aoe_job_sampler;
 
 typedef struct {
     aoe_job_arg_kind kind;
-    uint64_t size;      /* scalar bytes, buffer bytes, local bytes */
-    uint64_t flags;     /* buffer: the runtime's memory flags (OpenCL: cl_mem_flags) */
-    uint8_t *data;      /* scalar value; buffer contents, NULL = synthetic */
-    aoe_elem_type elem; /* element type of the data (BYTES: unknown); size is a multiple */
+    uint64_t size;           /* scalar bytes, buffer bytes, local bytes, image bytes; sampler 0 */
+    uint64_t flags;          /* buffer, image: the runtime's memory flags (OpenCL: cl_mem_flags) */
+    uint8_t *data;           /* scalar value; buffer or image contents, NULL = synthetic */
+    aoe_elem_type elem;      /* element type of the data (BYTES: unknown); size is a multiple */
+    aoe_job_image image;     /* IMAGE only */
+    aoe_job_sampler sampler; /* SAMPLER only */
 } aoe_job_arg;
+
+/* Bytes of an image's packed contents: width x height x depth x array_size
+ * x pixel_bytes, each extent that is 0 counted as 1; 0 on overflow. */
+uint64_t aoe_job_image_bytes(const aoe_job_image *im);
+/* The image's extent in the operator key (aoe_opkey_image_extent). */
+uint64_t aoe_job_image_extent(const aoe_job_image *im);
+
+/* 1 for the kinds with device memory and contents (BUFFER, IMAGE): what the
+ * run protocol creates, resets, reads back and verifies. */
+static inline int aoe_job_arg_has_memory(aoe_job_arg_kind k)
+{
+    return k == AOE_JOB_ARG_BUFFER || k == AOE_JOB_ARG_IMAGE;
+}
 
 /* What the job replays. The zero values are what format 1 could express. */
 typedef enum {

@@ -132,8 +132,32 @@ static inline size_t put_arg(aoe_opkey_builder *b, size_t n, const aoe_arg_shape
 {
     n = put_u8(b, n, a->kind);
     if (a->kind == AOE_ARGK_SCALAR) return put_bytes(b, n, a->bytes, a->size);
-    if (a->kind == AOE_ARGK_BUFFER || a->kind == AOE_ARGK_LOCAL) return put_u64(b, n, a->extent);
+    if (a->kind == AOE_ARGK_BUFFER || a->kind == AOE_ARGK_LOCAL || a->kind == AOE_ARGK_IMAGE ||
+        a->kind == AOE_ARGK_SAMPLER)
+        return put_u64(b, n, a->extent);
     return n;
+}
+
+uint64_t aoe_opkey_image_extent(uint32_t type, uint32_t order, uint32_t data_type, uint64_t width,
+                                uint64_t height, uint64_t depth, uint64_t array_size)
+{
+    aoe_opkey_builder b;
+    aoe_opkey_begin(&b, 0x696d616765ULL); /* "image" */
+    aoe_opkey_add_u32(&b, type);
+    aoe_opkey_add_u32(&b, order);
+    aoe_opkey_add_u32(&b, data_type);
+    aoe_opkey_add_u64(&b, width);
+    aoe_opkey_add_u64(&b, height);
+    aoe_opkey_add_u64(&b, depth);
+    aoe_opkey_add_u64(&b, array_size);
+    aoe_key k = aoe_opkey_finish(&b);
+    return k.lo ? k.lo : 1;
+}
+
+uint64_t aoe_opkey_sampler_extent(uint32_t normalized, uint32_t addressing, uint32_t filter)
+{
+    return ((uint64_t)(normalized != 0) << 48) | ((uint64_t)(addressing & 0xffffff) << 24) |
+           (filter & 0xffffff);
 }
 
 void aoe_opkey_begin(aoe_opkey_builder *b, uint64_t seed)

@@ -68,11 +68,13 @@ uint64_t aoe_opkey_kernel(const char *fingerprint, aoe_hash128 program, const ch
                           const char *options);
 
 typedef enum {
-    AOE_ARGK_UNSET = 0,  /* never set */
-    AOE_ARGK_SCALAR = 1, /* bytes by value */
-    AOE_ARGK_BUFFER = 2, /* memory object: its size is part of the shape */
-    AOE_ARGK_LOCAL = 3,  /* local memory: its size */
-    AOE_ARGK_NULLMEM = 4 /* NULL memory object */
+    AOE_ARGK_UNSET = 0,   /* never set */
+    AOE_ARGK_SCALAR = 1,  /* bytes by value */
+    AOE_ARGK_BUFFER = 2,  /* memory object: its size is part of the shape */
+    AOE_ARGK_LOCAL = 3,   /* local memory: its size */
+    AOE_ARGK_NULLMEM = 4, /* NULL memory object */
+    AOE_ARGK_IMAGE = 5,   /* image object: extent = aoe_opkey_image_extent of its descriptor */
+    AOE_ARGK_SAMPLER = 6  /* sampler object: extent = aoe_opkey_sampler_extent of its properties */
 } aoe_argkind;
 
 typedef struct {
@@ -82,9 +84,19 @@ typedef struct {
     const void *bytes; /* scalar value */
 } aoe_arg_shape;
 
-/* u8 kind, then a scalar's bytes (add_bytes) or a buffer's / local memory's
- * extent (u64); nothing more for the other kinds. */
+/* u8 kind, then a scalar's bytes (add_bytes) or a buffer's / local memory's /
+ * image's / sampler's extent (u64); nothing more for the other kinds. */
 void aoe_opkey_add_arg(aoe_opkey_builder *b, const aoe_arg_shape *arg);
+
+/* An image argument's extent: a 64-bit hash of what its contents' layout and
+ * meaning depend on (the runtime's object type, channel order and data type,
+ * the four extents; 0 for an extent the type lacks). Never 0. Shim and job
+ * reader both call it, so a replayed job keys like the launch. */
+uint64_t aoe_opkey_image_extent(uint32_t type, uint32_t order, uint32_t data_type, uint64_t width,
+                                uint64_t height, uint64_t depth, uint64_t array_size);
+/* A sampler argument's extent: its properties packed (normalized coordinates
+ * 0/1, the runtime's addressing and filter modes). */
+uint64_t aoe_opkey_sampler_extent(uint32_t normalized, uint32_t addressing, uint32_t filter);
 
 /* Launch part: work dimension, global size, the program's local size (NULL
  * allowed), scalar argument bytes, buffer and local-memory sizes. No

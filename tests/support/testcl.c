@@ -217,7 +217,11 @@ void tc_arg_scalar(tc_env *e, cl_kernel k, cl_uint idx, size_t size, const void 
 {
     CHECK(clSetKernelArg(k, idx, size, value));
     aoe_job_arg *a = record(e, idx);
-    *a = (aoe_job_arg){AOE_JOB_ARG_SCALAR, size, 0, copy_bytes(value, size), AOE_ELEM_BYTES};
+    *a = (aoe_job_arg){.kind = AOE_JOB_ARG_SCALAR,
+                       .size = size,
+                       .flags = 0,
+                       .data = copy_bytes(value, size),
+                       .elem = AOE_ELEM_BYTES};
 }
 
 void tc_arg_buffer(tc_env *e, cl_kernel k, cl_uint idx, cl_mem m, size_t size, cl_mem_flags flags,
@@ -225,15 +229,19 @@ void tc_arg_buffer(tc_env *e, cl_kernel k, cl_uint idx, cl_mem m, size_t size, c
 {
     CHECK(clSetKernelArg(k, idx, sizeof m, &m));
     aoe_job_arg *a = record(e, idx);
-    *a = (aoe_job_arg){AOE_JOB_ARG_BUFFER, size, flags,
-                       contents ? copy_bytes(contents, size) : NULL, AOE_ELEM_BYTES};
+    *a = (aoe_job_arg){.kind = AOE_JOB_ARG_BUFFER,
+                       .size = size,
+                       .flags = flags,
+                       .data = contents ? copy_bytes(contents, size) : NULL,
+                       .elem = AOE_ELEM_BYTES};
 }
 
 void tc_arg_local(tc_env *e, cl_kernel k, cl_uint idx, size_t size)
 {
     CHECK(clSetKernelArg(k, idx, size, NULL));
     aoe_job_arg *a = record(e, idx);
-    *a = (aoe_job_arg){AOE_JOB_ARG_LOCAL, size, 0, NULL, AOE_ELEM_BYTES};
+    *a = (aoe_job_arg){
+        .kind = AOE_JOB_ARG_LOCAL, .size = size, .flags = 0, .data = NULL, .elem = AOE_ELEM_BYTES};
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -37,11 +37,16 @@ static aoe_job sample_job(void)
 {
     aoe_job j;
     memset(&j, 0, sizeof j);
-    sample_args[0] = (aoe_job_arg){AOE_JOB_ARG_SCALAR, 4, 0, scalar4, AOE_ELEM_I32};
-    sample_args[1] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, 16, 4, bufdata, AOE_ELEM_F32};
-    sample_args[2] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, 4096, 2, NULL, AOE_ELEM_F16};
-    sample_args[3] = (aoe_job_arg){AOE_JOB_ARG_LOCAL, 1024, 0, NULL, AOE_ELEM_F64};
-    sample_args[4] = (aoe_job_arg){AOE_JOB_ARG_NULLMEM, 0, 0, NULL, AOE_ELEM_BYTES};
+    sample_args[0] = (aoe_job_arg){
+        .kind = AOE_JOB_ARG_SCALAR, .size = 4, .flags = 0, .data = scalar4, .elem = AOE_ELEM_I32};
+    sample_args[1] = (aoe_job_arg){
+        .kind = AOE_JOB_ARG_BUFFER, .size = 16, .flags = 4, .data = bufdata, .elem = AOE_ELEM_F32};
+    sample_args[2] = (aoe_job_arg){
+        .kind = AOE_JOB_ARG_BUFFER, .size = 4096, .flags = 2, .data = NULL, .elem = AOE_ELEM_F16};
+    sample_args[3] = (aoe_job_arg){
+        .kind = AOE_JOB_ARG_LOCAL, .size = 1024, .flags = 0, .data = NULL, .elem = AOE_ELEM_F64};
+    sample_args[4] = (aoe_job_arg){
+        .kind = AOE_JOB_ARG_NULLMEM, .size = 0, .flags = 0, .data = NULL, .elem = AOE_ELEM_BYTES};
     j.format = AOE_JOB_FORMAT;
     j.runtime = "opencl";
     j.fingerprint = "opencl|Vendor|Device \"x\"|1.0|cu=4";
@@ -167,7 +172,8 @@ Test(job, large_buffer_round_trip)
     uint8_t *big = malloc(BIG);
     cr_assert_not_null(big);
     for (size_t i = 0; i < BIG; i++) big[i] = (uint8_t)(i * 2654435761u >> 13);
-    sample_args[2] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, BIG, 1, big, AOE_ELEM_F32};
+    sample_args[2] = (aoe_job_arg){
+        .kind = AOE_JOB_ARG_BUFFER, .size = BIG, .flags = 1, .data = big, .elem = AOE_ELEM_F32};
     j.key = aoe_job_compute_key(&j);
     char err[256] = "";
     cr_assert_eq(aoe_job_write(path_of("big.job"), &j), 0);
@@ -794,9 +800,18 @@ static aoe_job cuda_like_job(void)
 {
     aoe_job j;
     memset(&j, 0, sizeof j);
-    ptx_args[0] = (aoe_job_arg){AOE_JOB_ARG_SCALAR, 8, 0, ptx_args_data, AOE_ELEM_F64};
-    ptx_args[1] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, 4096, 0, NULL, AOE_ELEM_BF16};
-    ptx_args[2] = (aoe_job_arg){AOE_JOB_ARG_BUFFER, 8, 0, ptx_args_data, AOE_ELEM_U64};
+    ptx_args[0] = (aoe_job_arg){.kind = AOE_JOB_ARG_SCALAR,
+                                .size = 8,
+                                .flags = 0,
+                                .data = ptx_args_data,
+                                .elem = AOE_ELEM_F64};
+    ptx_args[1] = (aoe_job_arg){
+        .kind = AOE_JOB_ARG_BUFFER, .size = 4096, .flags = 0, .data = NULL, .elem = AOE_ELEM_BF16};
+    ptx_args[2] = (aoe_job_arg){.kind = AOE_JOB_ARG_BUFFER,
+                                .size = 8,
+                                .flags = 0,
+                                .data = ptx_args_data,
+                                .elem = AOE_ELEM_U64};
     j.format = AOE_JOB_FORMAT;
     j.runtime = "cuda";
     j.fingerprint = "cuda|NVIDIA H100|sm_90|550.54|cu=132";
@@ -1494,6 +1509,7 @@ Test(job, grid_buffers_keyed_by_kind)
                           {AOE_ARGK_BUFFER, 0, 0, NULL}};
     aoe_key hook = aoe_opkey_launch(kp, 2, grid, block, 5, s);
     cr_expect(key_eq(hook, g_c), "the hook's key differs from the job's");
-    sample_args[4] = (aoe_job_arg){AOE_JOB_ARG_NULLMEM, 0, 0, NULL, AOE_ELEM_BYTES};
+    sample_args[4] = (aoe_job_arg){
+        .kind = AOE_JOB_ARG_NULLMEM, .size = 0, .flags = 0, .data = NULL, .elem = AOE_ELEM_BYTES};
     sample_args[1].size = 16;
 }

@@ -81,8 +81,13 @@ static const char *put_job(const char *kernel, int with_big_buffer)
     static char hex[4][33];
     static int i;
     static uint8_t four[4] = {1, 2, 3, 4};
-    aoe_job_arg args[2] = {{AOE_JOB_ARG_SCALAR, 4, 0, four, AOE_ELEM_BYTES},
-                           {AOE_JOB_ARG_BUFFER, sizeof big, 0, big, AOE_ELEM_BYTES}};
+    aoe_job_arg args[2] = {
+        {.kind = AOE_JOB_ARG_SCALAR, .size = 4, .flags = 0, .data = four, .elem = AOE_ELEM_BYTES},
+        {.kind = AOE_JOB_ARG_BUFFER,
+         .size = sizeof big,
+         .flags = 0,
+         .data = big,
+         .elem = AOE_ELEM_BYTES}};
     aoe_job j;
     memset(&j, 0, sizeof j);
     j.format = AOE_JOB_FORMAT;
