@@ -99,8 +99,9 @@ static int parse_type(const cJSON *a, uint32_t i, aoe_job_arg *arg, char *err, s
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(a, "type");
     arg->elem = AOE_ELEM_BYTES;
     if (!t) return 0;
-    if (arg->kind == AOE_JOB_ARG_NULLMEM)
-        return aoe_errf(err, errlen, "args[%u].type: a null argument has no type", i);
+    if (arg->kind == AOE_JOB_ARG_NULLMEM || arg->kind == AOE_JOB_ARG_SAMPLER)
+        return aoe_errf(err, errlen, "args[%u].type: a %s argument has no type", i,
+                        arg->kind == AOE_JOB_ARG_NULLMEM ? "null" : "sampler");
     if (!cJSON_IsString(t) || aoe_elem_parse(t->valuestring, &arg->elem)) {
         char names[160] = "";
         for (int e = 0; e < AOE_ELEM_COUNT; e++)
@@ -119,7 +120,8 @@ static int parse_arg(const cJSON *a, uint32_t i, int format, aoe_job_arg *arg, c
                      size_t errlen)
 {
     static const char *const known1[] = {"kind", "size", "flags", "data_b64", "synthetic", NULL};
-    static const char *const known2[] = {"kind", "size", "type", "data_b64", "synthetic", NULL};
+    static const char *const known2[] = {"kind",      "size",  "type",    "data_b64",
+                                         "synthetic", "image", "sampler", NULL};
     char field[48], prefix[24];
     snprintf(prefix, sizeof prefix, "args[%u].", i);
     if (!cJSON_IsObject(a)) return aoe_errf(err, errlen, "args[%u]: expected an object", i);
@@ -132,8 +134,21 @@ static int parse_arg(const cJSON *a, uint32_t i, int format, aoe_job_arg *arg, c
     const char *k = cJSON_IsString(kind) ? kind->valuestring : NULL;
     if (!k)
         return aoe_errf(err, errlen,
-                        "args[%u].kind: expected \"scalar\", \"buffer\", \"local\" or \"null\"", i);
+                        "args[%u].kind: expected \"scalar\", \"buffer\", \"local\" or \"null\"%s",
+                        i, format == 1 ? "" : " (or \"image\", \"sampler\")");
     snprintf(field, sizeof field, "args[%u].size", i);
+    if (format != 1 && !strcmp(k, "image"))
+        return aoe_jf_image_arg(a, i, arg, err, errlen) || parse_type(a, i, arg, err, errlen) ? -1
+                                                                                              : 0;
+    if (format != 1 && !strcmp(k, "sampler"))
+        return aoe_jf_sampler_arg(a, i, arg, err, errlen) || parse_type(a, i, arg, err, errlen) ? -1
+                                                                                                : 0;
+    const char *only = cJSON_GetObjectItemCaseSensitive(a, "image")     ? "image"
+                       : cJSON_GetObjectItemCaseSensitive(a, "sampler") ? "sampler"
+                                                                        : NULL;
+    if (only)
+        return aoe_errf(err, errlen, "args[%u].%s: only %s arguments have this field", i, only,
+                        only);
     if (!strcmp(k, "scalar")) {
         arg->kind = AOE_JOB_ARG_SCALAR;
         if (aoe_jf_uint(size, field, 1, AOE_JOB_MAX_SCALAR, &arg->size, err, errlen)) return -1;
@@ -164,7 +179,8 @@ static int parse_arg(const cJSON *a, uint32_t i, int format, aoe_job_arg *arg, c
     if (strcmp(k, "local") && strcmp(k, "null"))
         return aoe_errf(
             err, errlen,
-            "args[%u].kind: unknown kind \"%s\" (expected scalar, buffer, local or null)", i, k);
+            "args[%u].kind: unknown kind \"%s\" (expected scalar, buffer, local%s or null)", i, k,
+            format == 1 ? "" : ", image, sampler");
     if (flags || data || synth) {
         const char *extra = flags ? "flags" : data ? "data_b64" : "synthetic";
         return aoe_errf(err, errlen, "args[%u].%s: only buffer arguments have this field", i,

@@ -167,7 +167,8 @@ static int parse_launch(const cJSON *root, aoe_job *job, char *err, size_t errle
     return aoe_jf_sizes(loc, "launch.local", job->work_dim, job->local, err, errlen);
 }
 
-/* runtime_extra.mem_flags: one integer per argument, 0 for all but buffers. */
+/* runtime_extra.mem_flags: one integer per argument, 0 for all but buffers
+ * and images. */
 static int map_mem_flags(const cJSON *mf, aoe_job *job, char *err, size_t errlen)
 {
     char field[48];
@@ -180,8 +181,9 @@ static int map_mem_flags(const cJSON *mf, aoe_job *job, char *err, size_t errlen
     for (const cJSON *c = mf->child; c; c = c->next, i++) {
         snprintf(field, sizeof field, "runtime_extra.mem_flags[%u]", i);
         if (aoe_jf_uint(c, field, 0, AOE_JOB_MAX_INT, &job->args[i].flags, err, errlen)) return -1;
-        if (job->args[i].flags && job->args[i].kind != AOE_JOB_ARG_BUFFER)
-            return aoe_errf(err, errlen, "%s: only buffer arguments have memory flags", field);
+        if (job->args[i].flags && !aoe_job_arg_has_memory(job->args[i].kind))
+            return aoe_errf(err, errlen, "%s: only buffer and image arguments have memory flags",
+                            field);
     }
     return 0;
 }

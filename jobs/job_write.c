@@ -5,6 +5,7 @@
 
 #include "core/base64.h"
 #include "jobs/gemm.h"
+#include "jobs/job_fields.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -72,20 +73,33 @@ typedef struct {
     char *extra; /* owned (cJSON_free), NULL: none */
 } prepared;
 
+static void put_image(FILE *f, const aoe_job_image *im)
+{
+    fprintf(f,
+            ",\"image\":{\"type\":%u,\"order\":%u,\"data_type\":%u,\"pixel_bytes\":%u,"
+            "\"width\":%llu,\"height\":%llu,\"depth\":%llu,\"array_size\":%llu}",
+            im->type, im->order, im->data_type, im->pixel_bytes, (unsigned long long)im->width,
+            (unsigned long long)im->height, (unsigned long long)im->depth,
+            (unsigned long long)im->array_size);
+}
+
 static void put_arg(FILE *f, const aoe_job_arg *a, int *err)
 {
-    fprintf(f, "{\"kind\":\"%s\"",
-            a->kind == AOE_JOB_ARG_SCALAR   ? "scalar"
-            : a->kind == AOE_JOB_ARG_BUFFER ? "buffer"
-            : a->kind == AOE_JOB_ARG_LOCAL  ? "local"
-                                            : "null");
+    static const char *const kinds[] = {"scalar", "buffer", "local", "null", "image", "sampler"};
+    fprintf(f, "{\"kind\":\"%s\"", kinds[a->kind]);
+    if (a->kind == AOE_JOB_ARG_SAMPLER) {
+        fprintf(f, ",\"sampler\":{\"normalized\":%s,\"addressing\":%u,\"filter\":%u}}",
+                a->sampler.normalized ? "true" : "false", a->sampler.addressing, a->sampler.filter);
+        return;
+    }
     if (a->kind != AOE_JOB_ARG_NULLMEM)
         fprintf(f, ",\"type\":\"%s\",\"size\":%llu", aoe_elem_name(a->elem),
                 (unsigned long long)a->size);
-    if (a->kind == AOE_JOB_ARG_SCALAR || (a->kind == AOE_JOB_ARG_BUFFER && a->data)) {
+    if (a->kind == AOE_JOB_ARG_IMAGE) put_image(f, &a->image);
+    if (a->kind == AOE_JOB_ARG_SCALAR || (aoe_job_arg_has_memory(a->kind) && a->data)) {
         fputs(",\"data_b64\":", f);
         if (put_b64(f, a->data, a->size)) *err = 1;
-    } else if (a->kind == AOE_JOB_ARG_BUFFER) {
+    } else if (aoe_job_arg_has_memory(a->kind)) {
         fputs(",\"synthetic\":true", f);
     }
     fputc('}', f);
@@ -194,6 +208,17 @@ static int runtime_ok(const char *r)
     return 1;
 }
 
+/* An image as the reader checks it: descriptor in range, size its packed bytes. */
+static int image_ok(const aoe_job_arg *a)
+{
+    const aoe_job_image *im = &a->image;
+    uint64_t ext[4] = {im->width, im->height, im->depth, im->array_size};
+    if (!im->width || !im->pixel_bytes || im->pixel_bytes > AOE_JOB_MAX_PIXEL) return 0;
+    for (int d = 0; d < 4; d++)
+        if ((double)ext[d] > AOE_JOB_MAX_IMAGE_EXTENT) return 0;
+    return a->size && a->size == aoe_job_image_bytes(im);
+}
+
 static int args_ok(const aoe_job *job)
 {
     if (job->nargs > AOE_JOB_MAX_ARGS || (job->nargs && !job->args)) return 0;
@@ -204,7 +229,15 @@ static int args_ok(const aoe_job *job)
             if (a->elem != AOE_ELEM_BYTES) return 0;
             continue;
         }
-        if ((unsigned)a->kind > AOE_JOB_ARG_NULLMEM || a->size % aoe_elem_size(a->elem)) return 0;
+        if (a->kind == AOE_JOB_ARG_SAMPLER) {
+            if (a->elem != AOE_ELEM_BYTES || a->size || a->data || a->sampler.normalized > 1 ||
+                job->op == AOE_OP_LIBRARY_CALL)
+                return 0;
+            continue;
+        }
+        if ((unsigned)a->kind > AOE_JOB_ARG_IMAGE || a->size % aoe_elem_size(a->elem)) return 0;
+        if (a->kind == AOE_JOB_ARG_IMAGE && (!image_ok(a) || job->op == AOE_OP_LIBRARY_CALL))
+            return 0;
         if (a->kind == AOE_JOB_ARG_SCALAR && (!a->data || a->size > AOE_JOB_MAX_SCALAR)) return 0;
         if (job->op == AOE_OP_LIBRARY_CALL && a->kind == AOE_JOB_ARG_LOCAL) return 0;
     }
@@ -262,11 +295,11 @@ static int prepare(const aoe_job *job, prepared *pr)
         if (kept) cJSON_free(kept);
     }
     for (uint32_t i = 0; i < job->nargs; i++)
-        any |= job->args[i].kind == AOE_JOB_ARG_BUFFER && job->args[i].flags;
+        any |= aoe_job_arg_has_memory(job->args[i].kind) && job->args[i].flags;
     cJSON *mf = any ? cJSON_AddArrayToObject(o, "mem_flags") : NULL;
     for (uint32_t i = 0; mf && i < job->nargs; i++) {
         const aoe_job_arg *a = &job->args[i];
-        cJSON *v = cJSON_CreateNumber(a->kind == AOE_JOB_ARG_BUFFER ? (double)a->flags : 0);
+        cJSON *v = cJSON_CreateNumber(aoe_job_arg_has_memory(a->kind) ? (double)a->flags : 0);
         if (!v || !cJSON_AddItemToArray(mf, v)) rc = -1;
     }
     if (any && !mf) rc = -1;

@@ -1,9 +1,11 @@
 /* libFuzzer harness: the job reader on arbitrary bytes (format 1 and format 2,
- * GEMM library calls with their description included).
+ * GEMM library calls with their description included, image and sampler
+ * arguments with their descriptors).
  * Whatever it accepts must survive write (format 2) -> read unchanged: the same
  * key, sizes, argument bytes and types, program, options, launch, op and
  * runtime_extra.
- * fuzz-sources: jobs/job.c jobs/job_fields.c jobs/job_v1.c jobs/job_v2.c jobs/job_options.c
+ * fuzz-sources: jobs/job.c jobs/job_fields.c jobs/job_image.c jobs/job_v1.c jobs/job_v2.c
+ * fuzz-sources: jobs/job_options.c
  * fuzz-sources: jobs/job_write.c core/base64.c core/elem_type.c store/opkey.c
  * fuzz-sources: core/log.c jobs/gemm.c jobs/gemm_job.c store/record_check.c */
 #include "jobs/job.h"
@@ -39,6 +41,9 @@ static void check_same(const aoe_job *a, const aoe_job *b)
         if (x->kind != y->kind || x->size != y->size || x->elem != y->elem ||
             x->flags != y->flags || (x->data == NULL) != (y->data == NULL) ||
             (x->data && memcmp(x->data, y->data, x->size)))
+            abort();
+        if (memcmp(&x->image, &y->image, sizeof x->image) ||
+            memcmp(&x->sampler, &y->sampler, sizeof x->sampler))
             abort();
     }
 }

@@ -397,7 +397,7 @@ static void m_args_type(cJSON *r)
 }
 static void m_arg_kind(cJSON *r)
 {
-    set(arg(r, 2), "kind", cJSON_CreateString("image"));
+    set(arg(r, 2), "kind", cJSON_CreateString("pipe"));
 }
 static void m_arg_obj(cJSON *r)
 {
