@@ -62,7 +62,11 @@ typedef struct aoe_exec_ops {
     /* Creates buffer argument `arg` (size bytes) inside an allocation with at
      * least `guard` bytes on each side, and keeps `init` (size bytes) on the
      * device as what reset restores. *front: the guard bytes actually before
-     * the data (rounded up to the device's alignment); `guard` after it. */
+     * the data (rounded up to the device's alignment); `guard` after it.
+     * An image argument (AOE_JOB_ARG_IMAGE) is created from its descriptor
+     * with init as its packed contents; reset, read and the guards as for a
+     * buffer (an executor without guard zones for images reads back the guard
+     * byte reset last wrote). */
     aoe_exec_status (*buffer)(aoe_exec *ex, uint32_t arg, uint64_t size, uint64_t guard,
                               const uint8_t *init, uint64_t *front, char *detail, size_t len);
     /* Builds the job's program with these compiler options (thread-safe). */
@@ -129,6 +133,12 @@ typedef struct aoe_exec_ops {
      * aoe_wrep.retire): one worker is lost, never the tuner or the job.
      * NULL: never. */
     int (*lost)(aoe_exec *ex);
+    /* The element type of image argument arg's channels, from its channel
+     * data type (OpenCL: CL_FLOAT f32, CL_HALF_FLOAT f16, the integer types
+     * i8..u32, normalised and packed formats BYTES, compared exactly): what
+     * its synthetic contents are made of (finite values for f32 and f16) and
+     * how its outputs are verified. NULL: BYTES. */
+    aoe_elem_type (*image_elem)(const aoe_job *job, uint32_t arg);
 } aoe_exec_ops;
 
 /* ops's field f when its version has it (version 3 fields), else 0/NULL. */

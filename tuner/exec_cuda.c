@@ -184,6 +184,12 @@ static aoe_exec_status cuda_open(const aoe_job *job, aoe_exec **out, char *detai
         snprintf(detail, len, "cuda: the CUDA executor cannot replay %s", what);
         return AOE_EXEC_UNSUPPORTED;
     }
+    for (uint32_t i = 0; i < job->nargs; i++) /* OpenCL's objects: no CUDA launch passes one */
+        if (job->args[i].kind == AOE_JOB_ARG_IMAGE || job->args[i].kind == AOE_JOB_ARG_SAMPLER) {
+            snprintf(detail, len, "cuda: args[%u] is an OpenCL %s; a CUDA kernel takes none", i,
+                     job->args[i].kind == AOE_JOB_ARG_IMAGE ? "image" : "sampler");
+            return AOE_EXEC_BAD_JOB;
+        }
     aoe_exec *ex = calloc(1, sizeof *ex);
     if (!ex || !(ex->bufs = calloc(job->nargs ? job->nargs : 1, sizeof *ex->bufs))) {
         free(ex);

@@ -57,7 +57,40 @@ void aoe_synthetic_fill(uint8_t *dst, uint64_t size, uint32_t seed)
     for (; i < size; i++) dst[i] = (uint8_t)(s >> (8 * (i % 8)));
 }
 
-/* Host side of buffer argument i, then the executor's device side. */
+/* x in [-1, 1) rounded to a half's 10 mantissa bits (truncated): finite. */
+static uint16_t half_of(float x)
+{
+    uint16_t sign = x < 0 ? 0x8000 : 0;
+    float a = x < 0 ? -x : x;
+    if (a < 6.103515625e-05f) return sign; /* below the smallest normal half: zero */
+    int e = 0;
+    while (a >= 2.0f) a *= 0.5f, e++;
+    while (a < 1.0f) a *= 2.0f, e--;
+    return (uint16_t)(sign | (uint16_t)((e + 15) << 10) | (uint16_t)((a - 1.0f) * 1024.0f));
+}
+
+void aoe_synthetic_fill_typed(uint8_t *dst, uint64_t size, aoe_elem_type type, uint32_t seed)
+{
+    aoe_synthetic_fill(dst, size, seed);
+    if (type != AOE_ELEM_F16) return;
+    for (uint64_t i = 0; i + 2 <= size; i += 2) { /* the same generator's values, as halves */
+        uint64_t s = 0x9E3779B97F4A7C15ull ^ ((uint64_t)seed * 0x100000001B3ull) ^
+                     (i * 0x2545F4914F6CDD1Dull);
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        uint16_t h = half_of((float)((double)(s >> 40) / (double)(1ull << 24) * 2.0 - 1.0));
+        memcpy(dst + i, &h, 2);
+    }
+}
+
+/* The element type of image argument i's channels (the executor's answer). */
+static aoe_elem_type image_elem(const aoe_protocol *p, uint32_t i)
+{
+    aoe_elem_type (*f)(const aoe_job *, uint32_t) = AOE_EXEC_V3(p->ops, image_elem);
+    aoe_elem_type e = f ? f(p->job, i) : AOE_ELEM_BYTES;
+    return (unsigned)e < AOE_ELEM_COUNT ? e : AOE_ELEM_BYTES;
+}
+
+/* Host side of buffer or image argument i, then the executor's device side. */
 static aoe_exec_status make_buffer(aoe_protocol *p, uint32_t i, char *detail, size_t len)
 {
     const aoe_job_arg *a = &p->job->args[i];
@@ -68,7 +101,11 @@ static aoe_exec_status make_buffer(aoe_protocol *p, uint32_t i, char *detail, si
     b->host = malloc(b->size);
     if (a->data && a->size) {
         b->init = a->data; /* never written: no second host copy of the job's bytes */
-    } else if ((b->owned = malloc(b->size))) {
+    } else if ((b->owned = malloc(b->size)) && a->kind == AOE_JOB_ARG_IMAGE) {
+        /* legal pixels for the channel type: no NaN or infinity in a float image */
+        aoe_synthetic_fill_typed(b->owned, b->size, image_elem(p, i), i);
+        b->init = b->owned;
+    } else if (b->owned) {
         void (*fill)(const aoe_job *, uint32_t, uint8_t *, uint64_t) = AOE_EXEC_V3(p->ops, fill);
         if (fill)
             fill(p->job, i, b->owned, b->size); /* typed, as the runtime knows the buffer */
@@ -119,7 +156,7 @@ aoe_exec_status aoe_protocol_open(const aoe_exec_ops *ops, const aoe_job *job, a
     if ((st = ops->open(job, &p->ex, detail, len)) != AOE_EXEC_OK) goto fail;
     uint64_t front_max = 0;
     for (uint32_t i = 0; i < job->nargs; i++) {
-        if (job->args[i].kind != AOE_JOB_ARG_BUFFER) continue;
+        if (!aoe_job_arg_has_memory(job->args[i].kind)) continue;
         if ((st = make_buffer(p, i, detail, len)) != AOE_EXEC_OK) goto fail;
         p->out_data[i] = p->bufs[i].host;
         p->out_size[i] = p->bufs[i].size;
@@ -141,6 +178,8 @@ aoe_exec_status aoe_protocol_open(const aoe_exec_ops *ops, const aoe_job *job, a
     }
     aoe_exec_info info = {.read_only = p->read_only, .elem = p->elem};
     if ((st = ops->inspect(p->ex, def, &info, detail, len)) != AOE_EXEC_OK) goto fail;
+    for (uint32_t i = 0; i < job->nargs; i++) /* an image's pixels are typed by its format */
+        if (job->args[i].kind == AOE_JOB_ARG_IMAGE) p->elem[i] = (uint8_t)image_elem(p, i);
     p->lim = info.limits;
     *out = p;
     return AOE_EXEC_OK;

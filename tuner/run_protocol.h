@@ -38,7 +38,7 @@ typedef struct {
 } aoe_timing;
 
 /* The contents of every argument after the verified (first) run: data[i] is
- * NULL for arguments that are not buffers. Owned by the protocol, valid until
+ * NULL for arguments that are not buffers or images. Owned by the protocol, valid until
  * the next aoe_protocol_measure call. oob_bytes counts guard-zone bytes that
  * the run overwrote: an out-of-bounds write. */
 typedef struct {
@@ -101,5 +101,9 @@ void aoe_protocol_close(aoe_protocol *p);
 /* Deterministic synthetic contents: float32 values in [-1, 1) (xorshift,
  * seeded by the argument index), trailing bytes from the same generator. */
 void aoe_synthetic_fill(uint8_t *dst, uint64_t size, uint32_t seed);
+/* The same typed: f16 values in [-1, 1) for F16 (never NaN or infinite),
+ * aoe_synthetic_fill's bytes for every other type (F32: its float32 values;
+ * integers and BYTES: any bit pattern is a value). */
+void aoe_synthetic_fill_typed(uint8_t *dst, uint64_t size, aoe_elem_type type, uint32_t seed);
 
 #endif

@@ -136,7 +136,8 @@ static aoe_exec_status open_as(tctx *c, int replay, aoe_wrep *rep)
     return ensure_worker(c, rep);
 }
 
-/* "args[3], args[4]" for the buffers whose contents were not captured. */
+/* "args[3], args[4]" for the buffers and images whose contents were not
+ * captured. */
 static unsigned synthetic_args(const aoe_job *job, char *out, size_t len)
 {
     unsigned n = 0;
@@ -144,7 +145,7 @@ static unsigned synthetic_args(const aoe_job *job, char *out, size_t len)
     out[0] = '\0';
     for (uint32_t i = 0; i < job->nargs; i++) {
         const aoe_job_arg *a = &job->args[i];
-        if (a->kind != AOE_JOB_ARG_BUFFER || a->data || !a->size) continue;
+        if (!aoe_job_arg_has_memory(a->kind) || a->data || !a->size) continue;
         if (at < len) at += (size_t)snprintf(out + at, len - at, "%sargs[%u]", n ? ", " : "", i);
         n++;
     }

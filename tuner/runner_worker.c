@@ -245,7 +245,7 @@ static int zero_synthetic(wstate *s)
     s->job = &s->zero_job;
     for (uint32_t i = 0; i < job->nargs; i++) {
         args[i] = job->args[i];
-        if (args[i].kind != AOE_JOB_ARG_BUFFER || args[i].data || !args[i].size) continue;
+        if (!aoe_job_arg_has_memory(args[i].kind) || args[i].data || !args[i].size) continue;
         args[i].data = calloc(args[i].size, 1); /* pages stay unmapped until copied */
         if (!args[i].data) return -1;
     }

@@ -1,4 +1,4 @@
-/* Worker memory estimate. Per buffer of s bytes the worker holds:
+/* Worker memory estimate. Per buffer (or image) of s bytes the worker holds:
  *   device: the guarded allocation and the pristine copy (2s; on a CPU device
  *           both are host memory),
  *   host:   the read-back copy (s) and the initial contents (s: the job's own
@@ -6,7 +6,9 @@
  *   reference (buffers the program may write): the plain, poisoned-1 and
  *           poisoned-2 outputs and the written-bytes mask (4s), for a
  *           read-only buffer only the plain output (s).
- * So 8s per writable buffer, 5s per read-only one, plus the runtime. */
+ * So 8s per writable buffer, 5s per read-only one, plus the runtime. An
+ * image may also need the poison it is filled with written from the host (an
+ * image has no fill of arbitrary bytes): one more s. */
 #include "tuner/worker_memory.h"
 #include "tuner/exec.h"
 
@@ -20,8 +22,9 @@ uint64_t aoe_worker_peak_estimate(const aoe_job *job)
     const aoe_exec_ops *ex = aoe_exec_find(job->runtime);
     for (uint32_t i = 0; i < job->nargs; i++) {
         const aoe_job_arg *a = &job->args[i];
-        if (a->kind != AOE_JOB_ARG_BUFFER) continue;
+        if (!aoe_job_arg_has_memory(a->kind)) continue;
         uint64_t copies = ex && ex->job_read_only && ex->job_read_only(job, i) ? 5 : 8;
+        copies += a->kind == AOE_JOB_ARG_IMAGE;
         uint64_t s = a->size ? a->size : 1;
         total += s > UINT64_MAX / 16 ? UINT64_MAX / 16 : s * copies;
         if (total > UINT64_MAX / 2) return UINT64_MAX / 2;

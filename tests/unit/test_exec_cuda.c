@@ -106,6 +106,33 @@ Test(exec_cuda, registered)
     cr_assert_eq(ops->version, AOE_EXEC_OPS_VERSION);
     cr_assert_not_null(ops->lost);
 }
+
+/* An image or a sampler in a CUDA job: refused at open, naming the
+ * argument, before any library is loaded. */
+Test(exec_cuda, refuses_images_and_samplers)
+{
+    const aoe_exec_ops *ops = aoe_exec_find("cuda");
+    aoe_job_arg args[2] = {
+        {.kind = AOE_JOB_ARG_BUFFER, .size = 4},
+        {.kind = AOE_JOB_ARG_IMAGE, .size = 4, .image = {0x10F1, 0x10B5, 0x10D2, 4, 1, 1, 0, 0}}};
+    aoe_job j;
+    memset(&j, 0, sizeof j);
+    j.runtime = "cuda";
+    j.op = AOE_OP_KERNEL;
+    j.launch_kind = AOE_LAUNCH_GRID_BLOCK;
+    j.source = "extern \"C\" __global__ void k() {}";
+    j.work_dim = 1;
+    j.nargs = 2;
+    j.args = args;
+    aoe_exec *ex = NULL;
+    char detail[256] = "";
+    cr_expect_eq(ops->open(&j, &ex, detail, sizeof detail), AOE_EXEC_BAD_JOB);
+    cr_expect_null(ex);
+    cr_expect_str_eq(detail, "cuda: args[1] is an OpenCL image; a CUDA kernel takes none");
+    args[1] = (aoe_job_arg){.kind = AOE_JOB_ARG_SAMPLER};
+    cr_expect_eq(ops->open(&j, &ex, detail, sizeof detail), AOE_EXEC_BAD_JOB);
+    cr_expect_str_eq(detail, "cuda: args[1] is an OpenCL sampler; a CUDA kernel takes none");
+}
 #else
 Test(exec_cuda, absent_without_cuda_headers)
 {

@@ -96,6 +96,7 @@ static aoe_exec_status f_reset(aoe_exec *ex, const uint8_t *poisoned, uint8_t po
     F.resets++;
     F.guard_resets += guard >= 0;
     for (uint32_t i = 0; i < ex->job->nargs; i++) {
+        if (!ex->mem[i]) continue; /* no device memory (a sampler) */
         uint8_t *data = ex->mem[i] + ex->front[i];
         if (poisoned && poisoned[i])
             memset(data, poison, ex->size[i]);
@@ -471,4 +472,72 @@ Test(run_protocol, open_failures_keep_their_status)
     cr_expect_eq(aoe_protocol_open(&fake, &job, &p, why, sizeof why), AOE_EXEC_BUILD_FAILED);
     cr_expect_str_eq(why, "the default program: build failed: fake.cl:3: error: BAD is not a type");
     cr_expect_null(p);
+}
+
+static aoe_elem_type f_image_elem(const aoe_job *j, uint32_t arg)
+{
+    return j->args[arg].kind == AOE_JOB_ARG_IMAGE ? AOE_ELEM_F16 : AOE_ELEM_U32;
+}
+
+static aoe_exec_status image_written(void *ctx, const aoe_outputs *o)
+{
+    ++*(int *)ctx;
+    cr_expect_null(o->data[2], "a sampler has no contents");
+    for (int i = 0; i < N; i++)
+        if (o->data[1][i] != (uint8_t)(o->data[0][i] + 1)) return AOE_EXEC_WRONG_RESULT;
+    return AOE_EXEC_OK;
+}
+
+/* An image is created, restored, read back and verified as a buffer is; its
+ * synthetic contents are finite values of its channel type (f16 here: no
+ * NaN or infinity), and it is typed by its format. A sampler has no memory. */
+Test(run_protocol, an_image_is_a_buffer_typed_by_its_format)
+{
+    aoe_exec_ops ops = fake;
+    ops.image_elem = f_image_elem;
+    aoe_job_arg three[3] = {args[0],
+                            {.kind = AOE_JOB_ARG_IMAGE,
+                             .size = N, /* 8 x 1 RGBA half pixels */
+                             .image = {0x10F1, 0x10B5, 0x10DD, 8, 8, 1, 0, 0}},
+                            {.kind = AOE_JOB_ARG_SAMPLER, .sampler = {0, 0x1132, 0x1140}}};
+    job.args = three;
+    job.nargs = 3;
+    char why[512] = "";
+    aoe_protocol *p = NULL;
+    cr_assert_eq(aoe_protocol_open(&ops, &job, &p, why, sizeof why), AOE_EXEC_OK, "%s", why);
+    const uint8_t *img = aoe_protocol_input(p, 1);
+    cr_assert_not_null(img);
+    int nonzero = 0;
+    for (int i = 0; i < N; i += 2) {
+        uint16_t h;
+        memcpy(&h, img + i, 2);
+        cr_expect_lt((h >> 10) & 0x1F, 15, "half %d (0x%04x) is not finite in (-1, 1)", i / 2, h);
+        nonzero += (h & 0x7FFF) != 0;
+    }
+    cr_expect_gt(nonzero, N / 4, "synthetic halves are mostly non-zero");
+    uint8_t again[N];
+    aoe_synthetic_fill_typed(again, N, AOE_ELEM_F16, 1);
+    cr_expect_eq(memcmp(img, again, N), 0, "deterministic, seeded by the argument");
+    cr_expect_eq(aoe_protocol_elem(p, 1), AOE_ELEM_F16, "typed by its format");
+    cr_expect_null(aoe_protocol_input(p, 2));
+    cr_expect_eq(aoe_protocol_elem(p, 2), AOE_ELEM_BYTES);
+    int checked = 0;
+    aoe_timing t;
+    cr_expect_eq(
+        aoe_protocol_measure(p, NULL, &timed, image_written, &checked, &t, why, sizeof why),
+        AOE_EXEC_OK, "%s", why);
+    cr_expect_eq(checked, 1);
+    aoe_protocol_close(p);
+}
+
+/* Buffers keep their float32 contents: the typed fill is the same bytes for
+ * every type but f16. */
+Test(run_protocol, typed_fill_is_the_float32_fill_but_for_halves)
+{
+    uint8_t a[N + 3], b[N + 3];
+    aoe_synthetic_fill(a, sizeof a, 7);
+    aoe_synthetic_fill_typed(b, sizeof b, AOE_ELEM_F32, 7);
+    cr_expect_eq(memcmp(a, b, sizeof a), 0);
+    aoe_synthetic_fill_typed(b, sizeof b, AOE_ELEM_U8, 7);
+    cr_expect_eq(memcmp(a, b, sizeof a), 0);
 }
