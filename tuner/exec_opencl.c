@@ -10,6 +10,7 @@
 #include "tuner/exec.h"
 #include "tuner/exec_opencl_api.h"
 #include "tuner/exec_opencl_errors.h"
+#include "tuner/exec_opencl_image.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@ typedef struct {
     uint64_t front; /* guard bytes before the data (aligned to the device's base alignment) */
     uint64_t back;  /* guard bytes after it */
     cl_mem whole, view, pristine;
+    aoe_cl_image image; /* an image argument's (then whole/view/pristine are NULL, front 0) */
+    cl_sampler sampler; /* a sampler argument's, made at open */
 } arg_buf;
 
 struct aoe_exec {
@@ -32,6 +35,10 @@ struct aoe_exec {
     arg_buf *bufs;
     cl_mem flush;
     size_t flush_size;
+    uint8_t guard;   /* the guard byte reset wrote last (what an image's guards read as) */
+    uint8_t *poison; /* the poison bytes written into images (the largest image's size) */
+    uint64_t poison_size;
+    int poison_byte; /* what poison holds, -1: not yet filled */
 };
 
 struct aoe_exec_program {
@@ -111,7 +118,10 @@ static void cl_close(aoe_exec *ex)
         if (b->view) CL(clReleaseMemObject)(b->view);
         if (b->whole) CL(clReleaseMemObject)(b->whole);
         if (b->pristine) CL(clReleaseMemObject)(b->pristine);
+        aoe_cl_image_release(&b->image);
+        if (b->sampler) CL(clReleaseSampler)(b->sampler);
     }
+    free(ex->poison);
     if (ex->flush) CL(clReleaseMemObject)(ex->flush);
     if (ex->q) CL(clReleaseCommandQueue)(ex->q);
     if (ex->ctx) CL(clReleaseContext)(ex->ctx);
@@ -131,6 +141,43 @@ static const char *cl_unsupported(const aoe_job *job)
     return NULL;
 }
 
+/* What image and sampler arguments need at open: a device with image
+ * support, the samplers made once, the poison scratch sized. */
+static aoe_exec_status open_images(aoe_exec *ex, char *detail, size_t len)
+{
+    const aoe_job *job = ex->job;
+    int images = 0;
+    ex->poison_byte = -1;
+    for (uint32_t i = 0; i < job->nargs; i++) {
+        const aoe_job_arg *a = &job->args[i];
+        if (a->kind == AOE_JOB_ARG_IMAGE && a->size > ex->poison_size) ex->poison_size = a->size;
+        images |= a->kind == AOE_JOB_ARG_IMAGE || a->kind == AOE_JOB_ARG_SAMPLER;
+    }
+    if (!images) return AOE_EXEC_OK;
+    cl_bool support = CL_FALSE;
+    CL(clGetDeviceInfo)(ex->dev, CL_DEVICE_IMAGE_SUPPORT, sizeof support, &support, NULL);
+    if (!support) {
+        snprintf(detail, len,
+                 "the device has no image support (CL_DEVICE_IMAGE_SUPPORT false): "
+                 "cannot replay image or sampler arguments");
+        return AOE_EXEC_UNSUPPORTED;
+    }
+    for (uint32_t i = 0; i < job->nargs; i++) {
+        if (job->args[i].kind != AOE_JOB_ARG_SAMPLER) continue;
+        cl_int rc;
+        ex->bufs[i].sampler = aoe_cl_sampler_create(ex->ctx, &job->args[i].sampler, &rc);
+        if (!ex->bufs[i].sampler) {
+            snprintf(detail, len,
+                     "args[%u]: creating the sampler (normalized %u, addressing 0x%x, "
+                     "filter 0x%x): %s (%d)",
+                     i, job->args[i].sampler.normalized, job->args[i].sampler.addressing,
+                     job->args[i].sampler.filter, aoe_cl_err_name(rc), rc);
+            return rc == CL_INVALID_VALUE ? AOE_EXEC_BAD_JOB : aoe_cl_status(rc, 0);
+        }
+    }
+    return AOE_EXEC_OK;
+}
+
 static aoe_exec_status cl_open(const aoe_job *job, aoe_exec **out, char *detail, size_t len)
 {
     cl_int rc = CL_SUCCESS;
@@ -141,6 +188,7 @@ static aoe_exec_status cl_open(const aoe_job *job, aoe_exec **out, char *detail,
         snprintf(detail, len, "the OpenCL executor cannot replay %s", what);
         return AOE_EXEC_UNSUPPORTED;
     }
+    if ((st = aoe_cl_image_check(job, detail, len))) return st;
     aoe_exec *ex = calloc(1, sizeof *ex);
     if (!ex) {
         snprintf(detail, len, "out of memory");
@@ -186,6 +234,7 @@ static aoe_exec_status cl_open(const aoe_job *job, aoe_exec **out, char *detail,
     ex->flush_size &= ~(size_t)127;
     ex->flush = CL(clCreateBuffer)(ex->ctx, CL_MEM_READ_WRITE, ex->flush_size, NULL, &rc);
     if (rc != CL_SUCCESS) ex->flush = NULL; /* measure without flushing rather than fail */
+    if ((st = open_images(ex, detail, len))) goto fail;
     *out = ex;
     return AOE_EXEC_OK;
 fail:
@@ -200,6 +249,11 @@ static aoe_exec_status cl_buffer(aoe_exec *ex, uint32_t arg, uint64_t size, uint
     cl_int rc;
     b->is_buf = 1;
     b->size = size;
+    if (ex->job->args[arg].kind == AOE_JOB_ARG_IMAGE) { /* no guard zone: see exec_opencl_image.c */
+        b->front = *front = 0;
+        b->back = guard;
+        return aoe_cl_image_create(ex->ctx, &ex->job->args[arg], init, &b->image, detail, len);
+    }
     b->front = (guard + ex->align - 1) / ex->align * ex->align;
     b->back = guard;
     *front = b->front;
@@ -305,6 +359,15 @@ static int cl_job_read_only(const aoe_job *job, uint32_t arg)
 static void mark_read_only(aoe_exec *ex, cl_kernel k, uint8_t *read_only)
 {
     for (uint32_t i = 0; i < ex->job->nargs; i++) {
+        if (ex->job->args[i].kind == AOE_JOB_ARG_IMAGE) { /* created or declared read-only */
+            cl_kernel_arg_access_qualifier acc = 0;
+            read_only[i] =
+                (uint8_t)(cl_job_read_only(ex->job, i) ||
+                          (CL(clGetKernelArgInfo)(k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof acc,
+                                                  &acc, NULL) == CL_SUCCESS &&
+                           acc == CL_KERNEL_ARG_ACCESS_READ_ONLY));
+            continue;
+        }
         if (ex->job->args[i].kind != AOE_JOB_ARG_BUFFER) continue;
         cl_kernel_arg_address_qualifier aq = 0;
         cl_kernel_arg_type_qualifier tq = 0;
@@ -381,13 +444,33 @@ static aoe_exec_status cl_inspect(aoe_exec *ex, aoe_exec_program *p, aoe_exec_in
     return AOE_EXEC_OK;
 }
 
+/* The poison bytes an image is overwritten with (clEnqueueFillImage takes a
+ * colour, not bytes). */
+static const uint8_t *image_poison(aoe_exec *ex, uint8_t poison)
+{
+    if (!ex->poison && !(ex->poison = malloc(ex->poison_size ? ex->poison_size : 1))) return NULL;
+    if (ex->poison_byte != poison) memset(ex->poison, poison, ex->poison_size);
+    ex->poison_byte = poison;
+    return ex->poison;
+}
+
 static aoe_exec_status cl_reset(aoe_exec *ex, const uint8_t *poisoned, uint8_t poison, int guard,
                                 char *detail, size_t len)
 {
     cl_int rc = CL_SUCCESS;
+    if (guard >= 0) ex->guard = (uint8_t)guard;
     for (uint32_t i = 0; i < ex->job->nargs && rc == CL_SUCCESS; i++) {
         arg_buf *b = &ex->bufs[i];
         if (!b->is_buf) continue;
+        if (b->image.img) {
+            const uint8_t *bytes = poisoned && poisoned[i] ? image_poison(ex, poison) : NULL;
+            if (poisoned && poisoned[i] && !bytes) {
+                snprintf(detail, len, "out of host memory for the image poison");
+                return AOE_EXEC_OUT_OF_MEMORY;
+            }
+            rc = aoe_cl_image_reset(ex->q, &b->image, bytes);
+            continue;
+        }
         if (poisoned && poisoned[i])
             rc = fill(ex->q, b->view, poison, 0, b->size);
         else
@@ -414,6 +497,12 @@ static cl_int set_args(aoe_exec *ex, cl_kernel k)
             break;
         case AOE_JOB_ARG_LOCAL:
             rc = CL(clSetKernelArg)(k, i, a->size, NULL);
+            break;
+        case AOE_JOB_ARG_IMAGE:
+            rc = CL(clSetKernelArg)(k, i, sizeof(cl_mem), &ex->bufs[i].image.img);
+            break;
+        case AOE_JOB_ARG_SAMPLER:
+            rc = CL(clSetKernelArg)(k, i, sizeof(cl_sampler), &ex->bufs[i].sampler);
             break;
         default:
             rc = CL(clSetKernelArg)(k, i, sizeof(cl_mem), NULL);
@@ -473,6 +562,12 @@ static aoe_exec_status cl_read(aoe_exec *ex, uint32_t arg, uint8_t *data, uint8_
                                uint8_t *back, char *detail, size_t len)
 {
     arg_buf *b = &ex->bufs[arg];
+    if (b->image.img) { /* packed contents; its guards read as reset left them */
+        memset(front, ex->guard, b->front);
+        memset(back, ex->guard, b->back);
+        cl_int rc = aoe_cl_image_read(ex->q, &b->image, data);
+        return rc == CL_SUCCESS ? AOE_EXEC_OK : cl_fail(rc, 0, "reading the image", detail, len);
+    }
     cl_int rc = CL(clEnqueueReadBuffer)(ex->q, b->view, CL_TRUE, 0, b->size, data, 0, NULL, NULL);
     if (rc == CL_SUCCESS)
         rc = CL(clEnqueueReadBuffer)(ex->q, b->whole, CL_TRUE, 0, b->front, front, 0, NULL, NULL);
@@ -503,4 +598,5 @@ const aoe_exec_ops aoe_exec_opencl = {.version = AOE_EXEC_OPS_VERSION,
                                       .read = cl_read,
                                       .release = cl_release,
                                       .close = cl_close,
-                                      .job_read_only = cl_job_read_only};
+                                      .job_read_only = cl_job_read_only,
+                                      .image_elem = aoe_cl_image_elem};

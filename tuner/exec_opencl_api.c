@@ -14,6 +14,7 @@
 _Static_assert(sizeof(void *) == sizeof(cl_api_clFinish), "dlsym results must fit");
 
 aoe_cl_api aoe_cl;
+aoe_cl_optional_api aoe_cl_opt;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int load_rc;
@@ -47,7 +48,16 @@ static void load(void)
     } while (0);
     AOE_CL_FUNCTIONS(AOE_CL_RESOLVE)
 #undef AOE_CL_RESOLVE
+    aoe_cl_optional_api opt;
+#define AOE_CL_RESOLVE_OPTIONAL(name)                                                              \
+    do {                                                                                           \
+        void *sym = dlsym(h, #name);                                                               \
+        memcpy(&opt.name, &sym, sizeof opt.name);                                                  \
+    } while (0);
+    AOE_CL_OPTIONAL(AOE_CL_RESOLVE_OPTIONAL)
+#undef AOE_CL_RESOLVE_OPTIONAL
     aoe_cl = api;
+    aoe_cl_opt = opt;
     load_rc = 0;
 }
 

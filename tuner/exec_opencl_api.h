@@ -38,7 +38,17 @@
     X(clFinish)                                                                                    \
     X(clWaitForEvents)                                                                             \
     X(clGetEventProfilingInfo)                                                                     \
-    X(clReleaseEvent)
+    X(clReleaseEvent)                                                                              \
+    X(clCreateImage)                                                                               \
+    X(clGetImageInfo)                                                                              \
+    X(clEnqueueCopyImage)                                                                          \
+    X(clEnqueueWriteImage)                                                                         \
+    X(clEnqueueReadImage)                                                                          \
+    X(clCreateSampler)                                                                             \
+    X(clReleaseSampler)
+
+/* Functions a loader may lack (OpenCL 2.0 and later): NULL when absent. */
+#define AOE_CL_OPTIONAL(X) X(clCreateSamplerWithProperties)
 
 typedef struct {
 #define AOE_CL_FIELD(name) cl_api_##name name;
@@ -46,8 +56,15 @@ typedef struct {
 #undef AOE_CL_FIELD
 } aoe_cl_api;
 
+typedef struct {
+#define AOE_CL_FIELD(name) cl_api_##name name;
+    AOE_CL_OPTIONAL(AOE_CL_FIELD)
+#undef AOE_CL_FIELD
+} aoe_cl_optional_api;
+
 /* Filled by aoe_cl_api_load; read only after it returned 0. */
 extern aoe_cl_api aoe_cl;
+extern aoe_cl_optional_api aoe_cl_opt;
 
 /* Call sites read CL(clFinish)(q): the name stays greppable. */
 #define CL(name) (aoe_cl.name)
