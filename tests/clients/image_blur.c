@@ -3,7 +3,8 @@
  * argument, written to a write-only image, launched with a NULL local size
  * (or --local X Y). Prints the output's checksum. --emit-job PATH writes the
  * launch's tuning job (image and sampler arguments, the input captured, the
- * output synthetic); --pixel-bytes N writes a wrong pixel_bytes into it. */
+ * output synthetic; --synthetic: the input too); --pixel-bytes N writes a
+ * wrong pixel_bytes into it. */
 #include "tests/support/testcl.h"
 
 #include <stdio.h>
@@ -21,14 +22,14 @@ static void check(cl_int rc, const char *what)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: image_blur [--width W] [--height H] [--float] [--local X Y] "
+            "usage: image_blur [--width W] [--height H] [--float] [--synthetic] [--local X Y] "
             "[--pixel-bytes N] [options]\n%s",
             tc_common_usage);
 }
 
 /* The launch's job: input image captured, sampler, output image synthetic. */
 static void emit(tc_env *e, const char *path, const aoe_job_image *im, const uint8_t *in,
-                 uint64_t bytes, uint32_t pixel_bytes)
+                 uint64_t bytes, uint32_t pixel_bytes, int synthetic)
 {
     aoe_job_arg args[3] = {
         {.kind = AOE_JOB_ARG_IMAGE,
@@ -45,6 +46,7 @@ static void emit(tc_env *e, const char *path, const aoe_job_image *im, const uin
         }
         args[0].data = calloc(1, args[0].size);
     }
+    if (synthetic) args[0].data = NULL;
     memcpy(e->args, args, sizeof args);
     e->nargs = 3;
     tc_emit_job(e, path);
@@ -59,10 +61,10 @@ int main(int argc, char **argv)
     o.repeat = 1;
     o.options = "";
     long w = 64, h = 48, lx = 0, ly = 0, pb = 0;
-    int flt = 0;
+    int flt = 0, synthetic = 0;
     for (int i = 1; i < argc; i++) { /* the client's own flags, then the common ones */
-        if (!strcmp(argv[i], "--float")) {
-            flt = 1;
+        if (!strcmp(argv[i], "--float") || !strcmp(argv[i], "--synthetic")) {
+            *(!strcmp(argv[i], "--float") ? &flt : &synthetic) = 1;
             memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
             argc--, i--;
         } else if (!strcmp(argv[i], "--local") && i + 2 < argc) {
@@ -133,7 +135,7 @@ int main(int argc, char **argv)
                             (uint64_t)h,
                             0,
                             0};
-        emit(&e, o.emit_job, &im, in, bytes, (uint32_t)pb);
+        emit(&e, o.emit_job, &im, in, bytes, (uint32_t)pb, synthetic);
     }
     clReleaseSampler(smp);
     clReleaseMemObject(src);

@@ -51,6 +51,18 @@ PYEOF
   echo "ok: $fmt: tuned (policy local $local_size), outputs bit-identical"
 done
 
+# Nothing captured: a float image gets finite synthetic pixels and replays.
+"$client" --float --synthetic --emit-job "$T/syn.job" >/dev/null
+"$B/bin/aoe" tune --max-evals 4 --dry-run --json "$T/syn.job" >"$T/syn.json" 2>"$T/syn.err" ||
+  fail "synthetic: $(cat "$T/syn.err" "$T/syn.json")"
+"$PY" - "$T/syn.json" <<'PYEOF'
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+if not j["ok"] or j["failures"] or not j["replay"].startswith("synthetic"):
+    print("FAIL: synthetic:", json.dumps(j, indent=1), file=sys.stderr); sys.exit(1)
+PYEOF
+echo "ok: a synthetic float image replays"
+
 # A planted bad variant (BREAK=1 writes pixel (3, 2) wrong): a wrong result.
 AOE_TUNABLES=$S/tests/tunables/image_blur.json "$B/bin/aoe" tune --strategy brute --max-evals 6 \
   --json "$T/rgba.job" >"$T/bad.json" 2>"$T/bad.err" || fail "planted: $(cat "$T/bad.err")"
