@@ -417,7 +417,10 @@ static void write_family(const aoe_job *job, const aoe_tune_options *o,
     aoe_record old;
     int have = aoe_bank_get(o->bank, job->fingerprint, &fam, &old);
     if (have < 0 || (have == 1 && !job->repeat_tune)) return;
-    if (aoe_bank_put_if_better(o->bank, job->fingerprint, &fam, rec, margin) == AOE_PUT_ERROR)
+    aoe_record fr = *rec; /* says what it is in `aoe bank list` */
+    snprintf(fr.summary, sizeof fr.summary, "family (%s): %.200s",
+             declared ? "equal declared scalars" : "any scalar values", rec->summary);
+    if (aoe_bank_put_if_better(o->bank, job->fingerprint, &fam, &fr, margin) == AOE_PUT_ERROR)
         AOE_WARN("the result of %s was not stored for its family", rec->kernel_name);
 }
 
