@@ -56,4 +56,38 @@ AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" "$client" --value 40 --values 3 >/dev/n
 [ "$(njobs)" = 0 ] || fail "values 40..42 captured a job"
 r=$(latest_result)
 [ "$(json "$r" 'r["OPAT"]["repo_summary"]["hit"]')" = 3 ] || fail "values 40..42: not 3 hits: $(cat "$r")"
+
+# A declared -D parameter (STEP) may depend on scalars: its policy serves
+# other scalar values only when the declaration says which scalars matter
+# ("scalars"), and then only launches with equal values of those.
+declare_step() {
+  printf '{"format":1,"kernels":[{"kernel":"scalar_add","parameters":[{"name":"STEP",%s%s}]}' \
+    '"values":[1,16],"default":1}]' "$1" >"$T/decl.json"
+  rm -rf "$TUNE_BANK_PATH" "$spool"
+}
+export AOE_TUNABLES=$T/decl.json
+declare_step ""
+AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" "$client" --value 3 >/dev/null 2>&1
+"$AOE" tune --spool "$spool" >"$T/tune.out" 2>&1 || fail "aoe tune (declared) failed: $(cat "$T/tune.out")"
+"$AOE" bank list --json >"$T/bank.json"
+# STEP=16 is 16 times faster than the default: the -D policy, one record
+[ "$(json "$T/bank.json" '[(p["name"], p["value"]) for x in r["records"] for p in x["policy"]["params"] if p["kind"] == "define"]')" = "[('STEP', 16)]" ] ||
+  fail "declared without scalars: not one record with STEP 16: $(cat "$T/bank.json")"
+AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" "$client" --value 5 >/dev/null 2>&1
+[ "$(njobs)" = 1 ] || fail "declared without scalars: another scalar value was served"
+
+declare_step ',"scalars":[3]'
+AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" "$client" --value 3 --mul 2 >/dev/null 2>&1
+"$AOE" tune --spool "$spool" >"$T/tune.out" 2>&1 || fail "aoe tune (scalars) failed: $(cat "$T/tune.out")"
+"$AOE" bank list --json >"$T/bank.json"
+[ "$(json "$T/bank.json" 'sorted((x["summary"].startswith("family (equal declared scalars): "), [(p["name"], p["value"]) for p in x["policy"]["params"] if p["kind"] == "define"]) for x in r["records"])')" = "[(False, [('STEP', 16)]), (True, [('STEP', 16)])]" ] ||
+  fail "declared with scalars: no family record with STEP 16: $(cat "$T/bank.json")"
+ref=$(checksum_of "$("$client" --value 7 --mul 2 --checksum)")
+out=$(AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" "$client" --value 7 --mul 2 --checksum 2>/dev/null)
+[ "$(checksum_of "$out")" = "$ref" ] || fail "declared with scalars: output differs"
+[ "$(njobs)" = 0 ] || fail "declared with scalars: an equal listed scalar was not served"
+r=$(latest_result)
+[ "$(json "$r" 'r["OPAT"]["repo_summary"]["hit"]')" = 1 ] || fail "declared with scalars: no hit: $(cat "$r")"
+AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" "$client" --value 7 --mul 5 >/dev/null 2>&1
+[ "$(njobs)" = 1 ] || fail "declared with scalars: another value of a listed scalar was served"
 echo "shim_scalar_runs: ok (local $local_size)"
