@@ -31,6 +31,7 @@
     X(OWN_LOCAL, "own_local_size_no_tunables", "own local size, no tunables declared")             \
     X(NOTHING_TO_TUNE, "nothing_to_tune", "the tuner found nothing to tune")                       \
     X(QUEUED, "queued", "waiting for the tuner")                                                   \
+    X(FAMILY_QUEUED, "family_queued", "waiting for the tuner (its family captured)")               \
     X(TUNE_OFF, "tuning_off", "AOE_TUNE_MODE=off")                                                 \
     X(NOT_CAPTURED, "not_captured", "job not written (see the log)")
 

@@ -271,30 +271,17 @@ uint64_t aoe_job_image_extent(const aoe_job_image *im)
                                   im->depth, im->array_size);
 }
 
-aoe_key aoe_job_compute_key(const aoe_job *job)
+/* The argument shapes a job's launch is keyed by (aoe_opkey_launch), into
+ * small when it fits, else allocated (*shapes != small: free it). -1: out of
+ * memory. */
+static int job_shapes(const aoe_job *job, aoe_arg_shape small[32], aoe_arg_shape **shapes)
 {
-    if (aoe_job_is_gemm(job)) { /* keyed by its description alone (docs/formats.md) */
-        aoe_gemm_desc d;
-        if (aoe_gemm_from_job(job, &d, NULL, 0)) return (aoe_key){0, 0}; /* nothing matches */
-        return aoe_gemm_key(job->fingerprint, &d);
-    }
-    int oom;
-    uint64_t kpart = aoe_job_kernel_part(job, &oom);
-    if (oom) return (aoe_key){0, 0}; /* out of memory: a key nothing matches */
-    size_t global[3] = {0, 0, 0}, local[3] = {0, 0, 0};
-    uint32_t wd = job->work_dim > 3 ? 3 : job->work_dim;
-    for (uint32_t d = 0; d < wd; d++) {
-        global[d] = (size_t)job->global[d];
-        local[d] = (size_t)job->local[d];
-    }
-    /* Small fixed array first: no allocation for the common case. */
     int grid = job->launch_kind == AOE_LAUNCH_GRID_BLOCK;
-    aoe_arg_shape small[32], *shapes = small;
-    if (job->nargs > 32 && !(shapes = calloc(job->nargs, sizeof *shapes)))
-        return (aoe_key){0, 0}; /* out of memory: a key nothing matches */
+    *shapes = small;
+    if (job->nargs > 32 && !(*shapes = calloc(job->nargs, sizeof **shapes))) return -1;
     for (uint32_t i = 0; i < job->nargs; i++) {
         const aoe_job_arg *a = &job->args[i];
-        aoe_arg_shape *s = &shapes[i];
+        aoe_arg_shape *s = &(*shapes)[i];
         memset(s, 0, sizeof *s);
         switch (a->kind) {
         case AOE_JOB_ARG_SCALAR:
@@ -323,8 +310,60 @@ aoe_key aoe_job_compute_key(const aoe_job *job)
             break;
         }
     }
+    return 0;
+}
+
+aoe_key aoe_job_compute_key(const aoe_job *job)
+{
+    if (aoe_job_is_gemm(job)) { /* keyed by its description alone (docs/formats.md) */
+        aoe_gemm_desc d;
+        if (aoe_gemm_from_job(job, &d, NULL, 0)) return (aoe_key){0, 0}; /* nothing matches */
+        return aoe_gemm_key(job->fingerprint, &d);
+    }
+    int oom;
+    uint64_t kpart = aoe_job_kernel_part(job, &oom);
+    if (oom) return (aoe_key){0, 0}; /* out of memory: a key nothing matches */
+    size_t global[3] = {0, 0, 0}, local[3] = {0, 0, 0};
+    uint32_t wd = job->work_dim > 3 ? 3 : job->work_dim;
+    for (uint32_t d = 0; d < wd; d++) {
+        global[d] = (size_t)job->global[d];
+        local[d] = (size_t)job->local[d];
+    }
+    /* Small fixed array first: no allocation for the common case. */
+    aoe_arg_shape small[32], *shapes;
+    if (job_shapes(job, small, &shapes)) return (aoe_key){0, 0}; /* a key nothing matches */
     aoe_key k = aoe_opkey_launch(kpart, wd, global, job->has_local ? local : NULL, job->nargs,
                                  job->nargs ? shapes : NULL);
     if (shapes != small) free(shapes);
     return k;
+}
+
+int aoe_job_has_family(const aoe_job *job)
+{
+    return !aoe_job_is_gemm(job) && !job->has_local && job->launch_kind != AOE_LAUNCH_GRID_BLOCK &&
+           job->work_dim >= 1 && job->work_dim <= 3;
+}
+
+aoe_key aoe_job_family_key(const aoe_job *job, uint64_t keep_scalars)
+{
+    if (!aoe_job_has_family(job)) return (aoe_key){0, 0};
+    int oom;
+    uint64_t kpart = aoe_job_kernel_part(job, &oom);
+    if (oom) return (aoe_key){0, 0};
+    size_t global[3] = {0, 0, 0};
+    for (uint32_t d = 0; d < job->work_dim; d++) global[d] = (size_t)job->global[d];
+    aoe_arg_shape small[32], *shapes;
+    if (job_shapes(job, small, &shapes)) return (aoe_key){0, 0};
+    aoe_key k = aoe_opkey_family(kpart, job->work_dim, global, job->nargs,
+                                 job->nargs ? shapes : NULL, keep_scalars);
+    if (shapes != small) free(shapes);
+    return k;
+}
+
+int aoe_family_policy_ok(const aoe_policy *p, int scalars_declared)
+{
+    if (scalars_declared) return 1;
+    for (uint32_t i = 0; i < p->n_params && i < AOE_MAX_PARAMS; i++)
+        if (p->params[i].kind != AOE_PARAM_WORK_SIZE) return 0;
+    return 1;
 }

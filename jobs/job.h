@@ -154,6 +154,17 @@ void aoe_job_free(aoe_job *job);
 /* The operator key as the shim computes it for this job's launch: the same
  * for a format 1 and a format 2 file of one launch. */
 aoe_key aoe_job_compute_key(const aoe_job *job);
+
+/* Keys across runs (docs/design.md): 1 when the job's launch has a family
+ * key (an OpenCL-style launch with a NULL local size, not a library call). */
+int aoe_job_has_family(const aoe_job *job);
+/* Its family key (aoe_opkey_family; scalars whose bit is in keep_scalars by
+ * value), as the shim computes it for the launch; {0,0} when it has none. */
+aoe_key aoe_job_family_key(const aoe_job *job, uint64_t keep_scalars);
+/* 1 when policy p may be served through a family key: it sets the work sizes
+ * only (correct for any scalar values), or the kernel's declaration names
+ * the scalars its tunables depend on (scalars_declared: keyed by value). */
+int aoe_family_policy_ok(const aoe_policy *p, int scalars_declared);
 /* Its kernel part (aoe_opkey_kernel of the fingerprint with what format 1
  * could not say, the program, the entry and the options), for a hook that
  * keys its launches as aoe_job_compute_key keys the job. *oom: out of memory.

@@ -15,6 +15,7 @@
 static _Atomic(aoe_op *) g_slots[OP_CAP];
 static atomic_size_t g_count;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t g_family_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static size_t slot_of(const aoe_key *k)
 {
@@ -114,6 +115,7 @@ int aoe_op_publish(aoe_op *op, const aoe_policy_entry *cur, aoe_policy_entry *e)
 void aoe_op_table_atfork_child(void)
 {
     pthread_mutex_init(&g_lock, NULL);
+    pthread_mutex_init(&g_family_lock, NULL);
     /* The child's result file counts its own launches only. */
     for (size_t i = 0; i < OP_CAP; i++) {
         aoe_op *op = atomic_load_explicit(&g_slots[i], memory_order_relaxed);
@@ -121,4 +123,31 @@ void aoe_op_table_atfork_child(void)
         atomic_store(&op->launches, 0);
         atomic_store(&op->tuned_launches, 0);
     }
+}
+
+/* The families captured in this process: an operator whose family is here
+ * is not captured again (its policy arrives through the family key). */
+#define FAMILY_CAP 4096u
+static aoe_key g_families[FAMILY_CAP];
+static size_t g_family_count;
+
+int aoe_family_claim(const aoe_key *family)
+{
+    int claimed = 0;
+    pthread_mutex_lock(&g_family_lock);
+    size_t i = slot_of(family) & (FAMILY_CAP - 1);
+    for (size_t n = 0; n < FAMILY_CAP; n++, i = (i + 1) & (FAMILY_CAP - 1)) {
+        aoe_key *k = &g_families[i];
+        if (k->hi == family->hi && k->lo == family->lo) break; /* captured already */
+        if (!k->hi && !k->lo) {
+            if (g_family_count < FAMILY_CAP - FAMILY_CAP / 4) {
+                *k = *family;
+                g_family_count++;
+            }
+            claimed = 1; /* a full table claims every family: captured as before */
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g_family_lock);
+    return claimed;
 }

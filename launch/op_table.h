@@ -68,7 +68,18 @@ typedef struct aoe_op {
     /* The hook's own data for a library operator (e.g. the algorithm it
      * rebuilt from the policy), published and retired by the hook. */
     _Atomic(void *) hook_data;
+    /* Keys across runs: set before first sight's bank lookup, for a launch
+     * with a NULL local size only (family_set 1): its family key, and
+     * whether its kernel's declaration names the scalars its tunables depend
+     * on (then a -D policy may be served through the family too). */
+    aoe_key family;
+    uint8_t family_set, family_scalars;
 } aoe_op;
+
+/* Claims family for a capture in this process: 1 the first time, 0 when an
+ * operator of the family was captured here already (a full table claims
+ * every family: captured as before). */
+int aoe_family_claim(const aoe_key *family);
 
 /* Lock-free lookup. */
 aoe_op *aoe_op_find(const aoe_key *key);

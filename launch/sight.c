@@ -42,6 +42,20 @@ static void set_shape(const aoe_launch_host *h, const aoe_launch_desc *d, aoe_op
     atomic_store_explicit(&op->shape, ls, memory_order_release);
 }
 
+/* Keys across runs: the family key of a launch with a NULL local size (the
+ * declared scalars by value), before the first bank lookup reads it. */
+static void set_family(const aoe_launch_desc *d, aoe_op *op)
+{
+    if (d->local || d->launch_kind == AOE_LAUNCH_GRID_BLOCK || !d->dim || d->dim > 3) return;
+    const aoe_launch_shape *ls = atomic_load_explicit(&op->shape, memory_order_acquire);
+    const aoe_tunable_kernel *decl = ls ? ls->decl : NULL;
+    int declared = decl && decl->has_scalars;
+    op->family = aoe_opkey_family(d->kpart, d->dim, d->global, d->nargs, d->shapes,
+                                  declared ? decl->scalars : 0);
+    op->family_scalars = (uint8_t)declared;
+    op->family_set = 1;
+}
+
 /* An operator left untuned at its first sight (the kernel could be). */
 static void not_tuned(const aoe_launch_host *h, aoe_op *op, int why, const char *detail)
 {
@@ -98,6 +112,10 @@ static void first_sight(aoe_sight *s, const aoe_launch_desc *d, aoe_op *op, cons
         not_tuned(h, op, AOE_NT_CAPTURE_LIMIT, "16 jobs per kernel object");
         return;
     }
+    if (op->family_set && !aoe_family_claim(&op->family)) { /* its policy comes with the family's */
+        not_tuned(h, op, AOE_NT_FAMILY_QUEUED, "another operator of its family was captured");
+        return;
+    }
     s->captures++;
     aoe_launch_capture(d, op, key);
 }
@@ -121,6 +139,7 @@ aoe_op *aoe_launch_resolve(aoe_sight *s, const aoe_launch_desc *d)
     if (created) {
         s->ops_created++;
         set_shape(h, d, op);
+        set_family(d, op);
         first_sight(s, d, op, &key);
         atomic_store_explicit(&op->sighted, 1, memory_order_release);
     }

@@ -29,14 +29,15 @@ static inline int aoe_not_tuned_per_op(int reason)
            reason == AOE_NT_SPOOL_FULL || reason == AOE_NT_REFUSED ||
            reason == AOE_NT_TUNING_FAILED || reason == AOE_NT_OWN_LOCAL ||
            reason == AOE_NT_NOTHING_TO_TUNE || reason == AOE_NT_QUEUED ||
-           reason == AOE_NT_TUNE_OFF || reason == AOE_NT_NOT_CAPTURED;
+           reason == AOE_NT_FAMILY_QUEUED || reason == AOE_NT_TUNE_OFF ||
+           reason == AOE_NT_NOT_CAPTURED;
 }
 
 /* Reasons an operator is counted under but not listed in "not_tuned": it is
  * on its way (queued) or the user turned tuning off. */
 static inline int aoe_not_tuned_listed(int reason)
 {
-    return reason != AOE_NT_QUEUED && reason != AOE_NT_TUNE_OFF;
+    return reason != AOE_NT_QUEUED && reason != AOE_NT_FAMILY_QUEUED && reason != AOE_NT_TUNE_OFF;
 }
 
 const char *aoe_not_tuned_json(int reason);

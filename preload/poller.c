@@ -5,6 +5,7 @@
  * file. Launches themselves never make a syscall to learn about results. */
 #include "core/log.h"
 #include "core/log_memo.h"
+#include "jobs/job.h"
 #include "launch/libcall.h"
 #include "launch/op_table.h"
 #include "preload/policy_check.h"
@@ -77,7 +78,13 @@ int aoe_op_refresh(aoe_op *op, aoe_bank *bank)
 {
     aoe_record rec;
     memset(&rec, 0, sizeof rec);
-    if (aoe_bank_get(bank, op->fingerprint, &op->key, &rec) != 1) return 0;
+    if (aoe_bank_get(bank, op->fingerprint, &op->key, &rec) != 1) {
+        /* keys across runs: the family's policy, where it is correct for any
+         * scalar values the family key ignores (jobs/job.h) */
+        if (!op->family_set || aoe_bank_get(bank, op->fingerprint, &op->family, &rec) != 1 ||
+            !aoe_family_policy_ok(&rec.policy, op->family_scalars))
+            return 0;
+    }
     const aoe_policy_entry *cur = atomic_load_explicit(&op->policy, memory_order_acquire);
     if (cur && same_record(&cur->rec, &rec)) return 0;
     const aoe_launch_shape *shape = atomic_load_explicit(&op->shape, memory_order_acquire);

@@ -416,3 +416,8 @@ long aoe_space_default_config(const aoe_space *sp)
     }
     return -1;
 }
+
+const aoe_tunable_kernel *aoe_space_declaration(const aoe_space *sp)
+{
+    return sp && sp->has_decl ? &sp->decl : NULL;
+}

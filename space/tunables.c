@@ -163,12 +163,36 @@ static int parse_rules(const cJSON *kobj, const char *key, const char *at, aoe_t
     return 0;
 }
 
+/* "scalars": the indexes of the kernel arguments (scalars) whose values the
+ * best tunables depend on; declared even when empty (keys across runs). */
+static int parse_scalars(const cJSON *kobj, const char *at, aoe_tunable_kernel *k, char *err,
+                         size_t errlen)
+{
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(kobj, "scalars");
+    if (!sc) return 0;
+    if (!cJSON_IsArray(sc))
+        return aoe_errf(err, errlen, "%s.scalars: expected an array of argument indexes", at);
+    int i = 0;
+    for (const cJSON *c = sc->child; c; c = c->next, i++) {
+        if (!cJSON_IsNumber(c) || c->valuedouble < 0 || c->valuedouble > 63 ||
+            c->valuedouble != (double)(int)c->valuedouble)
+            return aoe_errf(err, errlen, "%s.scalars[%d]: expected an argument index 0..63", at, i);
+        uint64_t bit = 1ull << (int)c->valuedouble;
+        if (k->scalars & bit)
+            return aoe_errf(err, errlen, "%s.scalars[%d]: argument %d listed twice", at, i,
+                            (int)c->valuedouble);
+        k->scalars |= bit;
+    }
+    k->has_scalars = 1;
+    return 0;
+}
+
 static int parse_kernel(const cJSON *kobj, const char *at, int need_name, aoe_tunable_kernel *k,
                         char *err, size_t errlen)
 {
     static const char *const known[] = {
-        "kernel",      "runtime", "source_hash", "source_contains", "parameters",
-        "constraints", "global",  "local",       "tolerance",       NULL};
+        "kernel", "runtime", "source_hash", "source_contains", "parameters", "constraints",
+        "global", "local",   "tolerance",   "scalars",         NULL};
     char field[300];
     memset(k, 0, sizeof *k);
     k->rel_l2 = k->max_abs = -1;
@@ -238,7 +262,8 @@ static int parse_kernel(const cJSON *kobj, const char *at, int need_name, aoe_tu
         k->n_constraints = i + 1;
     }
     if (parse_rules(kobj, "global", at, k, k->global_rule, &k->n_global_rules, err, errlen) ||
-        parse_rules(kobj, "local", at, k, k->local_rule, &k->n_local_rules, err, errlen))
+        parse_rules(kobj, "local", at, k, k->local_rule, &k->n_local_rules, err, errlen) ||
+        parse_scalars(kobj, at, k, err, errlen))
         return -1;
     return parse_tolerance(cJSON_GetObjectItemCaseSensitive(kobj, "tolerance"), at, &k->rel_l2,
                            &k->max_abs, err, errlen);

@@ -42,6 +42,12 @@ typedef struct {
     aoe_expr *local_rule[3];           /* NULL: the program's (or work-group tuning's) local size */
     int n_global_rules, n_local_rules; /* 0 or the number of dimensions given */
     double rel_l2, max_abs;            /* < 0: not declared */
+    /* "scalars": the argument indexes (< 64) of the scalars its tunables'
+     * best values depend on; declared (has_scalars) even when empty. Then a
+     * policy is served across runs to launches with equal values of these
+     * (keys across runs, docs/design.md). */
+    int has_scalars;
+    uint64_t scalars;
 } aoe_tunable_kernel;
 
 typedef struct {
@@ -76,6 +82,9 @@ int aoe_tunables_load(const char *dir, const char *extra, aoe_tunables *out, cha
 const aoe_tunable_kernel *aoe_tunables_match(const aoe_tunables *t, const char *runtime,
                                              const char *kernel, const char *source,
                                              aoe_hash128 program);
+
+/* The declaration a search space was built from (space.c), or NULL. */
+const aoe_tunable_kernel *aoe_space_declaration(const aoe_space *sp);
 
 void aoe_tunable_kernel_clear(aoe_tunable_kernel *k);
 void aoe_tunables_free(aoe_tunables *t);

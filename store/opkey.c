@@ -264,3 +264,28 @@ aoe_key aoe_opkey_launch(uint64_t kernel_part, uint32_t work_dim, const size_t *
     for (uint32_t i = 0; i < nargs; i++) n = put_arg(&b, n, &args[i]);
     return finish(&b, n);
 }
+
+/* The family key: the launch key's fields under another seed, for a NULL
+ * local size only, scalars by kind and size (their bytes only when kept). */
+aoe_key aoe_opkey_family(uint64_t kernel_part, uint32_t work_dim, const size_t *global,
+                         uint32_t nargs, const aoe_arg_shape *args, uint64_t keep_scalars)
+{
+    aoe_opkey_builder b;
+    size_t n = 0;
+    if (work_dim > 3) work_dim = 3;
+    aoe_opkey_begin(&b, kernel_part ^ 0x414f4546414d4c59ull); /* "AOEFAMLY" */
+    n = put_shape(&b, n, work_dim, global);
+    n = put_u32(&b, n, nargs);
+    for (uint32_t i = 0; i < nargs; i++) {
+        const aoe_arg_shape *a = &args[i];
+        int keep = i < 64 && (keep_scalars >> i & 1);
+        if (a->kind != AOE_ARGK_SCALAR) {
+            n = put_arg(&b, n, a);
+            continue;
+        }
+        n = put_u8(&b, n, a->kind);
+        n = put_u8(&b, n, (uint8_t)keep);
+        n = keep ? put_bytes(&b, n, a->bytes, a->size) : put_u32(&b, n, a->size);
+    }
+    return finish(&b, n);
+}

@@ -104,6 +104,17 @@ uint64_t aoe_opkey_sampler_extent(uint32_t normalized, uint32_t addressing, uint
 aoe_key aoe_opkey_launch(uint64_t kernel_part, uint32_t work_dim, const size_t *global,
                          const size_t *local, uint32_t nargs, const aoe_arg_shape *args);
 
+/* The family key of a launch with a NULL local size: the launch part's
+ * fields (work dimension, global size, argument kinds and extents) under
+ * another seed, with scalar arguments keyed by size only, except those whose
+ * bit (argument index < 64) is set in keep_scalars, keyed by value. Launches
+ * that differ only in scalar values share it, so a policy that is correct
+ * for any scalar values (a work-group size the program left to the
+ * implementation, or a declaration's "scalars" rule) is stored and found
+ * under it across runs (docs/design.md, "Keys across runs"). */
+aoe_key aoe_opkey_family(uint64_t kernel_part, uint32_t work_dim, const size_t *global,
+                         uint32_t nargs, const aoe_arg_shape *args, uint64_t keep_scalars);
+
 /* Normalises build options into out (collapses whitespace); returns out. */
 char *aoe_options_normalise(const char *options, char *out, size_t outlen);
 

@@ -4,6 +4,7 @@
  * is started for the next one. */
 #include "tuner/runner.h"
 #include "core/log.h"
+#include "space/tunables.h"
 #include "tuner/isolate.h"
 #include "tuner/measure.h"
 #include "tuner/run_plan.h"
@@ -402,7 +403,29 @@ static void confirm(tctx *c, long best)
     }
 }
 
-static void write_record(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result *r)
+/* Keys across runs: the result of a launch with a NULL local size also
+ * serves its family (other scalar values, docs/design.md) when its policy is
+ * correct for them; an existing family record is kept, except that a
+ * re-tuning (REPEAT_TUNE) may replace it by a better one. */
+static void write_family(const aoe_job *job, const aoe_tune_options *o,
+                         const aoe_tunable_kernel *decl, const aoe_record *rec, double margin)
+{
+    int declared = decl && decl->has_scalars;
+    if (!aoe_job_has_family(job) || !aoe_family_policy_ok(&rec->policy, declared)) return;
+    aoe_key fam = aoe_job_family_key(job, declared ? decl->scalars : 0);
+    if (!fam.hi && !fam.lo) return;
+    aoe_record old;
+    int have = aoe_bank_get(o->bank, job->fingerprint, &fam, &old);
+    if (have < 0 || (have == 1 && !job->repeat_tune)) return;
+    aoe_record fr = *rec; /* says what it is in `aoe bank list` */
+    snprintf(fr.summary, sizeof fr.summary, "family (%s): %.200s",
+             declared ? "equal declared scalars" : "any scalar values", rec->summary);
+    if (aoe_bank_put_if_better(o->bank, job->fingerprint, &fam, &fr, margin) == AOE_PUT_ERROR)
+        AOE_WARN("the result of %s was not stored for its family", rec->kernel_name);
+}
+
+static void write_record(const aoe_job *job, const aoe_tune_options *o,
+                         const aoe_tunable_kernel *decl, aoe_tune_result *r)
 {
     aoe_record rec;
     memset(&rec, 0, sizeof rec);
@@ -427,7 +450,9 @@ static void write_record(const aoe_job *job, const aoe_tune_options *o, aoe_tune
         r->ok = 0;
         r->status = AOE_EXEC_IO_ERROR;
         snprintf(r->error, sizeof r->error, "writing the result to the bank failed");
+        return;
     }
+    write_family(job, o, decl, &rec, margin);
 }
 
 /* A library call: the executor's candidates (asked from the worker, which
@@ -546,7 +571,7 @@ int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result 
     r->status = AOE_EXEC_OK;
 done:
     r->seconds = now_s() - t0;
-    if (r->ok && !o->dry_run && o->bank) write_record(job, o, r);
+    if (r->ok && !o->dry_run && o->bank) write_record(job, o, aoe_space_declaration(c.sp), r);
     if (c.w) aoe_worker_stop(c.w);
     if (c.sp) aoe_space_free(c.sp);
     free(c.prepared);

@@ -415,3 +415,54 @@ Test(launch_sight, grid_launch_and_not_capturable)
     cr_assert(g.submitted == 0 && op->not_tuned == AOE_NT_GRAPH_CAPTURE &&
               g.last_reason == AOE_NT_GRAPH_CAPTURE);
 }
+
+/* Keys across runs: a NULL-local launch gets its family key at first sight
+ * (scalar values left out unless the declaration lists them); a second
+ * operator of a family captured in this process is not captured. */
+Test(launch_sight, family_captured_once_per_process)
+{
+    aoe_launch_desc d = desc(0x7001, "plain_family");
+    d.local = NULL;
+    aoe_sight s = {0};
+    aoe_op *a = aoe_launch_resolve(&s, &d);
+    cr_assert_not_null(a);
+    aoe_key fam = aoe_opkey_family(d.kpart, d.dim, d.global, d.nargs, d.shapes, 0);
+    cr_assert(a->family_set && a->family.hi == fam.hi && a->family.lo == fam.lo);
+    cr_assert_eq(a->family_scalars, 0);
+    cr_assert(g.submitted == 1 && a->not_tuned == 0);
+
+    g_n = 99; /* another scalar value: another operator, the same family */
+    aoe_op *b = aoe_launch_resolve(&s, &d);
+    cr_assert(b && b != a);
+    cr_assert(b->family.hi == fam.hi && b->family.lo == fam.lo);
+    cr_assert_eq(g.submitted, 1, "not captured again");
+    cr_assert_eq(b->not_tuned, AOE_NT_FAMILY_QUEUED);
+    cr_assert(g.notes == 1 && g.last_reason == AOE_NT_FAMILY_QUEUED);
+    cr_assert_eq(g.refreshes, 2, "the bank asked (the family's record may be there)");
+    g_n = 1234;
+
+    /* the program's own local size: no family */
+    d = desc(0x7002, "declared_own");
+    aoe_op *c = aoe_launch_resolve(&s, &d);
+    cr_assert(c && !c->family_set && g.submitted == 1);
+}
+
+Test(launch_sight, declared_scalars_keep_their_values_in_the_family)
+{
+    g_decl.has_scalars = 1;
+    g_decl.scalars = 1; /* argument 0, the scalar */
+    aoe_launch_desc d = desc(0x7101, "declared_family");
+    d.local = NULL;
+    aoe_sight s = {0};
+    aoe_op *a = aoe_launch_resolve(&s, &d);
+    cr_assert(a && a->family_set && a->family_scalars == 1 && g.submitted == 1);
+    aoe_key fam = aoe_opkey_family(d.kpart, d.dim, d.global, d.nargs, d.shapes, 1);
+    cr_assert(a->family.hi == fam.hi && a->family.lo == fam.lo);
+    g_n = 99; /* a listed scalar's other value: another family, captured */
+    aoe_op *b = aoe_launch_resolve(&s, &d);
+    cr_assert(b && b != a && g.submitted == 2 && b->not_tuned == 0);
+    cr_assert(b->family.hi != a->family.hi || b->family.lo != a->family.lo);
+    g_n = 1234;
+    g_decl.has_scalars = 0;
+    g_decl.scalars = 0;
+}

@@ -89,6 +89,14 @@ Test(tunables, bad_files_give_one_message_naming_the_field)
          "kernels[0].runtime: expected one of opencl|cuda"},
         {"{\"kernels\":[{\"kernel\":\"k\",\"runtime\":7}]}", "kernels[0].runtime"},
         {"{\"kernels\":[{\"parameters\":[]}]}", "kernels[0].kernel"},
+        {"{\"kernels\":[{\"kernel\":\"k\",\"scalars\":2}]}",
+         "kernels[0].scalars: expected an array"},
+        {"{\"kernels\":[{\"kernel\":\"k\",\"scalars\":[64]}]}",
+         "kernels[0].scalars[0]: expected an argument index 0..63"},
+        {"{\"kernels\":[{\"kernel\":\"k\",\"scalars\":[1.5]}]}", "kernels[0].scalars[0]"},
+        {"{\"kernels\":[{\"kernel\":\"k\",\"scalars\":[\"n\"]}]}", "kernels[0].scalars[0]"},
+        {"{\"kernels\":[{\"kernel\":\"k\",\"scalars\":[2,2]}]}",
+         "kernels[0].scalars[1]: argument 2 listed twice"},
         {"{\"kernels\":[{\"kernel\":\"k\",\"parameters\":[{\"name\":\"1X\",\"values\":[1],"
          "\"default\":1}]}]}",
          "kernels[0].parameters[0].name"},
@@ -216,5 +224,24 @@ Test(tunables, shipped_declarations_are_valid)
     cr_assert_eq(aoe_tunables_load(AOE_SOURCE_DIR "/etc/tunables", NULL, &t, err, sizeof err), 0,
                  "%s", err);
     cr_expect_geq(t.n, 2);
+    aoe_tunables_free(&t);
+}
+
+/* "scalars": the argument indexes whose values a policy depends on (keys
+ * across runs); absent and empty are told apart. */
+Test(tunables, scalars_field)
+{
+    aoe_tunables t = {0};
+    char err[256];
+    const char *text = "{\"kernels\":[{\"kernel\":\"a\",\"scalars\":[2,0,63]},"
+                       "{\"kernel\":\"b\",\"scalars\":[]},{\"kernel\":\"c\"}]}";
+    cr_assert_eq(aoe_tunables_parse(text, strlen(text), "s.json", &t, err, sizeof err), 0, "%s",
+                 err);
+    cr_assert_eq(t.n, 3);
+    cr_assert_eq(t.k[0].has_scalars, 1);
+    cr_assert_eq(t.k[0].scalars, (1ull << 2) | 1ull | (1ull << 63));
+    cr_assert_eq(t.k[1].has_scalars, 1);
+    cr_assert_eq(t.k[1].scalars, 0);
+    cr_assert_eq(t.k[2].has_scalars, 0);
     aoe_tunables_free(&t);
 }
