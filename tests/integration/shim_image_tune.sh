@@ -19,9 +19,10 @@ out=$(LD_PRELOAD="${AOE_TEST_PRELOAD:-}" "$AOE" run --offline -- "$client" 2>"$T
   fail "run 1 failed: $out $(cat "$T/err1")"
 [ "$(checksum_of "$out")" = "$ref" ] || fail "run 1 output differs: $out, want $ref"
 # the spool: one job per kernel, its image and sampler arguments described
-# as OpenCL describes them, named by the key the shim computed
+# as OpenCL describes them, named by the key the shim computed (the jobs'
+# own "key" field)
 got=$("$PY" - "$spool" <<'PY'
-import glob, json, os, sys
+import base64, glob, json, os, sys
 rows = []
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.job"))):
     j = json.load(open(f))
@@ -31,8 +32,10 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.job"))):
         if a["kind"] == "image":
             im = a["image"]
             assert a["size"] == im["width"] * im["height"] * im["pixel_bytes"], a
-            args.append("image %x/%x %dx%d %s%s" % (im["order"], im["data_type"], im["width"],
-                        im["height"], a["type"], " data" if "data_b64" in a else ""))
+            data = base64.b64decode(a.get("data_b64", ""))
+            filled = "none" if not data else "zeros" if not any(data) else "pixels"
+            args.append("image %x/%x %dx%d %s %s" % (im["order"], im["data_type"], im["width"],
+                        im["height"], a["type"], filled))
         elif a["kind"] == "sampler":
             s = a["sampler"]
             args.append("sampler %d/%x/%x" % (s["normalized"], s["addressing"], s["filter"]))
@@ -42,7 +45,9 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.job"))):
 print("; ".join(sorted(rows)))
 PY
 )
-want="r_scale: image 10b0/10de 64x48 f32 data, buffer, scalar; rgba_blur: image 10b5/10d2 64x48 bytes data, sampler 0/1131/1140, image 10b5/10d2 64x48 bytes data"
+# r_scale's input was written by clEnqueueWriteImage, rgba_blur's by
+# CL_MEM_COPY_HOST_PTR; its output was never written: zeros
+want="r_scale: image 10b0/10de 64x48 f32 pixels, buffer, scalar; rgba_blur: image 10b5/10d2 64x48 bytes pixels, sampler 0/1131/1140, image 10b5/10d2 64x48 bytes zeros"
 [ "$got" = "$want" ] || fail "spool jobs: $got, want $want"
 "$AOE" tune --spool "$spool" >"$T/tune.out" 2>"$T/tune.err" || fail "aoe tune failed: $(cat "$T/tune.err")"
 grep -q ' 2 tuned, 0 failed,' "$T/tune.err" || fail "aoe tune's spool line: $(cat "$T/tune.err")"
