@@ -202,9 +202,12 @@ static int classify_args(aoe_cl_kernel *kr)
             snprintf(kr->nt_detail, sizeof kr->nt_detail, "argument %u is %.40s", i, type);
             return AOE_NT_PIPE;
         }
-        if (strstr(type, "image"))
+        /* image2d_t, image1d_buffer_t, ...; sampler_t (a pointer to a struct
+         * whose name says image is a pointer) */
+        int handle = !strchr(type, '*');
+        if (handle && strstr(type, "image"))
             kr->arg_is_mem[i] = ARG_IMAGE;
-        else if (strstr(type, "sampler"))
+        else if (handle && strstr(type, "sampler"))
             kr->arg_is_mem[i] = ARG_SAMPLER;
         else if (q == CL_KERNEL_ARG_ADDRESS_LOCAL)
             kr->arg_is_mem[i] = ARG_LOCAL;
