@@ -1,6 +1,7 @@
 /* OpenCL object tracking: programs (source or binary, build options,
  * devices), kernels (creation, cloning, release) and their argument state,
- * memory objects (buffers and sub-buffers with sizes; images and pipes are
+ * memory objects (buffers and sub-buffers with sizes; images with their
+ * descriptor's extent and samplers: hooks/opencl_image.c; pipes are
  * remembered only to pass their kernels through untuned). Each wrapper calls
  * the real function first and records only what succeeded, so return codes
  * and error codes are the runtime's own. */
@@ -176,7 +177,7 @@ EXPORT cl_int clReleaseProgram(cl_program prog)
 
 /* ------------------------------------------------------------ kernels */
 
-enum { ARG_UNKNOWN = 0, ARG_POINTER = 1, ARG_LOCAL = 2, ARG_OPAQUE = 3 };
+enum { ARG_UNKNOWN = 0, ARG_POINTER = 1, ARG_LOCAL = 2, ARG_IMAGE = 3, ARG_SAMPLER = 4 };
 
 /* Kernel argument kinds from the argument info (PoCL and most drivers give
  * it even without -cl-kernel-arg-info; without it, values decide). Returns
@@ -195,17 +196,20 @@ static int classify_args(aoe_cl_kernel *kr)
         if (REAL(clGetKernelArgInfo)(kr->k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type - 1, type,
                                      NULL) != CL_SUCCESS)
             type[0] = '\0';
-        /* replaying these needs more than bytes and sizes */
-        int why = (strstr(type, "image") || strstr(type, "sampler")) ? AOE_NT_IMAGE
-                  : (strstr(type, "pipe") || strstr(type, "queue_t") || strstr(type, "event_t"))
-                      ? AOE_NT_PIPE
-                      : 0;
-        if (why) {
+        /* replaying these needs more than bytes, sizes and descriptors */
+        if (strstr(type, "pipe") || strstr(type, "queue_t") || strstr(type, "event_t")) {
             /* the detail is a label: a long type name is cut (%.40s) */
             snprintf(kr->nt_detail, sizeof kr->nt_detail, "argument %u is %.40s", i, type);
-            return why;
+            return AOE_NT_PIPE;
         }
-        if (q == CL_KERNEL_ARG_ADDRESS_LOCAL)
+        /* image2d_t, image1d_buffer_t, ...; sampler_t (a pointer to a struct
+         * whose name says image is a pointer) */
+        int handle = !strchr(type, '*');
+        if (handle && strstr(type, "image"))
+            kr->arg_is_mem[i] = ARG_IMAGE;
+        else if (handle && strstr(type, "sampler"))
+            kr->arg_is_mem[i] = ARG_SAMPLER;
+        else if (q == CL_KERNEL_ARG_ADDRESS_LOCAL)
             kr->arg_is_mem[i] = ARG_LOCAL;
         else if (q == CL_KERNEL_ARG_ADDRESS_GLOBAL || q == CL_KERNEL_ARG_ADDRESS_CONSTANT)
             kr->arg_is_mem[i] = ARG_POINTER;
@@ -409,13 +413,51 @@ static int same_shape(const aoe_arg_shape *a, const aoe_arg_shape *b)
     return a->kind != AOE_ARGK_SCALAR || !memcmp(a->bytes, b->bytes, a->size);
 }
 
+/* Why the memory object with table value v cannot be an image argument
+ * (the detail's end), or NULL when it can. */
+static const char *image_refusal(uintptr_t v)
+{
+    if ((v & 3) == AOE_CL_MEM_IMAGE) return NULL;
+    if ((v & 3) != AOE_CL_MEM_OPAQUE) return v ? "a buffer" : "an image not seen created";
+    switch (v >> 2) {
+    case AOE_CL_OPAQUE_IMAGE_FROM_BUFFER:
+        return "an image made from a buffer";
+    case AOE_CL_OPAQUE_IMAGE_FROM_IMAGE:
+        return "an image made from another image";
+    case AOE_CL_OPAQUE_PIPE:
+        return "a pipe";
+    default:
+        return "an image of unknown descriptor";
+    }
+}
+
 static void record_arg(aoe_cl_kernel *kr, cl_uint idx, size_t size, const void *value)
 {
     aoe_cl_arg *a = &kr->args[idx];
     int kind = kr->arg_is_mem[idx];
     aoe_arg_shape ns = {AOE_ARGK_UNSET, 0, 0, NULL};
     cl_mem mem = NULL;
-    if (!value) {
+    if (kind == ARG_IMAGE || kind == ARG_SAMPLER) {
+        /* handles only: the runtime refused any other size or a NULL */
+        uintptr_t v = 0;
+        if (value && size == sizeof(void *)) {
+            void *h;
+            memcpy(&h, value, sizeof h);
+            v = (uintptr_t)aoe_ptr_find(kind == ARG_IMAGE ? &aoe_cl_mems : &aoe_cl_samplers, h);
+            if (kind == ARG_IMAGE) mem = h;
+        }
+        const char *why = kind == ARG_IMAGE ? image_refusal(v)
+                          : v               ? NULL
+                                            : "a sampler not seen created";
+        if (why) {
+            kr->untunable = AOE_NT_IMAGE;
+            snprintf(kr->nt_detail, sizeof kr->nt_detail, "argument %u is %s", idx, why);
+            return;
+        }
+        ns = kind == ARG_IMAGE
+                 ? (aoe_arg_shape){AOE_ARGK_IMAGE, 0, (uint64_t)(v >> 2), NULL}
+                 : (aoe_arg_shape){AOE_ARGK_SAMPLER, 0, (uint64_t)(v & ~AOE_CL_SAMPLER_TAG), NULL};
+    } else if (!value) {
         if (kind == ARG_LOCAL || (kind == ARG_UNKNOWN && size != sizeof(cl_mem)))
             ns = (aoe_arg_shape){AOE_ARGK_LOCAL, 0, size, NULL};
         else
@@ -423,13 +465,23 @@ static void record_arg(aoe_cl_kernel *kr, cl_uint idx, size_t size, const void *
     } else if (size == sizeof(cl_mem) && kind != ARG_LOCAL) {
         memcpy(&mem, value, sizeof mem);
         uintptr_t v = (uintptr_t)aoe_ptr_find(&aoe_cl_mems, mem);
-        if (v & 1) {
+        uintptr_t sv = kind == ARG_UNKNOWN && !v ? (uintptr_t)aoe_ptr_find(&aoe_cl_samplers, mem)
+                                                 : 0; /* no argument info: a sampler? */
+        if ((v & 3) == AOE_CL_MEM_BUFFER) {
             ns = (aoe_arg_shape){AOE_ARGK_BUFFER, 0, (uint64_t)(v >> 2), NULL};
+        } else if ((v & 3) == AOE_CL_MEM_IMAGE && kind == ARG_UNKNOWN) {
+            ns = (aoe_arg_shape){AOE_ARGK_IMAGE, 0, (uint64_t)(v >> 2), NULL};
+        } else if (sv) {
+            mem = NULL;
+            ns = (aoe_arg_shape){AOE_ARGK_SAMPLER, 0, (uint64_t)(sv & ~AOE_CL_SAMPLER_TAG), NULL};
         } else if (v || kind == ARG_POINTER) {
-            /* an image, a pipe, or a memory object never seen */
+            /* an image it cannot replay, a pipe, or a memory object never seen */
             kr->untunable = v ? AOE_NT_IMAGE : AOE_NT_UNKNOWN_MEM;
-            snprintf(kr->nt_detail, sizeof kr->nt_detail, "argument %u%s", idx,
-                     v ? " is an image or pipe object" : "");
+            if (v)
+                snprintf(kr->nt_detail, sizeof kr->nt_detail, "argument %u is %s", idx,
+                         image_refusal(v) ? image_refusal(v) : "an image");
+            else
+                snprintf(kr->nt_detail, sizeof kr->nt_detail, "argument %u", idx);
             return;
         } else {
             mem = NULL;
@@ -519,6 +571,7 @@ void aoe_cl_atfork_child(void)
     aoe_ptr_table_atfork_child(&aoe_cl_programs);
     aoe_ptr_table_atfork_child(&aoe_cl_kernels);
     aoe_ptr_table_atfork_child(&aoe_cl_mems);
+    aoe_ptr_table_atfork_child(&aoe_cl_samplers);
     pthread_mutex_init(&g_unseen_lock, NULL);
     aoe_not_tuned_atfork_child();
     aoe_cl_mem_atfork_child();
@@ -535,7 +588,7 @@ EXPORT cl_int clReleaseCommandQueue(cl_command_queue q)
 
 /* ------------------------------------------------------------ memory objects */
 
-static void track_mem(cl_mem m, uintptr_t value)
+void aoe_cl_track_mem(cl_mem m, uintptr_t value)
 {
     if (m && aoe_shim_init()) aoe_ptr_insert(&aoe_cl_mems, m, (void *)value);
 }
@@ -545,7 +598,7 @@ EXPORT cl_mem clCreateBuffer(cl_context ctx, cl_mem_flags flags, size_t size, vo
 {
     NO_REAL_PTR(clCreateBuffer, err);
     cl_mem m = REAL(clCreateBuffer)(ctx, flags, size, host, err);
-    track_mem(m, aoe_cl_mem_buffer_value(size));
+    aoe_cl_track_mem(m, aoe_cl_mem_buffer_value(size));
     if (m && aoe_shim_active) aoe_cl_mem_created(m, flags, NULL);
     return m;
 }
@@ -555,7 +608,7 @@ EXPORT cl_mem clCreateBufferWithProperties(cl_context ctx, const cl_mem_properti
 {
     NO_REAL_PTR(clCreateBufferWithProperties, err);
     cl_mem m = REAL(clCreateBufferWithProperties)(ctx, props, flags, size, host, err);
-    track_mem(m, aoe_cl_mem_buffer_value(size));
+    aoe_cl_track_mem(m, aoe_cl_mem_buffer_value(size));
     if (m && aoe_shim_active) aoe_cl_mem_created(m, flags, NULL);
     return m;
 }
@@ -566,47 +619,9 @@ EXPORT cl_mem clCreateSubBuffer(cl_mem buf, cl_mem_flags flags, cl_buffer_create
     NO_REAL_PTR(clCreateSubBuffer, err);
     cl_mem m = REAL(clCreateSubBuffer)(buf, flags, type, info, err);
     if (m && info && type == CL_BUFFER_CREATE_TYPE_REGION) {
-        track_mem(m, aoe_cl_mem_buffer_value(((const cl_buffer_region *)info)->size));
+        aoe_cl_track_mem(m, aoe_cl_mem_buffer_value(((const cl_buffer_region *)info)->size));
         if (aoe_shim_active) aoe_cl_mem_created(m, flags, buf);
     }
-    return m;
-}
-
-EXPORT cl_mem clCreateImage(cl_context ctx, cl_mem_flags flags, const cl_image_format *fmt,
-                            const cl_image_desc *desc, void *host, cl_int *err)
-{
-    NO_REAL_PTR(clCreateImage, err);
-    cl_mem m = REAL(clCreateImage)(ctx, flags, fmt, desc, host, err);
-    track_mem(m, 2);
-    return m;
-}
-
-EXPORT cl_mem clCreateImageWithProperties(cl_context ctx, const cl_mem_properties *props,
-                                          cl_mem_flags flags, const cl_image_format *fmt,
-                                          const cl_image_desc *desc, void *host, cl_int *err)
-{
-    NO_REAL_PTR(clCreateImageWithProperties, err);
-    cl_mem m = REAL(clCreateImageWithProperties)(ctx, props, flags, fmt, desc, host, err);
-    track_mem(m, 2);
-    return m;
-}
-
-EXPORT cl_mem clCreateImage2D(cl_context ctx, cl_mem_flags flags, const cl_image_format *fmt,
-                              size_t w, size_t h, size_t pitch, void *host, cl_int *err)
-{
-    NO_REAL_PTR(clCreateImage2D, err);
-    cl_mem m = REAL(clCreateImage2D)(ctx, flags, fmt, w, h, pitch, host, err);
-    track_mem(m, 2);
-    return m;
-}
-
-EXPORT cl_mem clCreateImage3D(cl_context ctx, cl_mem_flags flags, const cl_image_format *fmt,
-                              size_t w, size_t h, size_t d, size_t rp, size_t sp, void *host,
-                              cl_int *err)
-{
-    NO_REAL_PTR(clCreateImage3D, err);
-    cl_mem m = REAL(clCreateImage3D)(ctx, flags, fmt, w, h, d, rp, sp, host, err);
-    track_mem(m, 2);
     return m;
 }
 
@@ -615,7 +630,7 @@ EXPORT cl_mem clCreatePipe(cl_context ctx, cl_mem_flags flags, cl_uint packet, c
 {
     NO_REAL_PTR(clCreatePipe, err);
     cl_mem m = REAL(clCreatePipe)(ctx, flags, packet, maxp, props, err);
-    track_mem(m, 2);
+    aoe_cl_track_mem(m, aoe_cl_mem_opaque_value(AOE_CL_OPAQUE_PIPE));
     return m;
 }
 
@@ -629,7 +644,8 @@ EXPORT cl_int clReleaseMemObject(cl_mem m)
         refs = 0;
     cl_int rc = REAL(clReleaseMemObject)(m);
     if (rc == CL_SUCCESS && tracked && refs == 1) {
-        if ((uintptr_t)aoe_ptr_find(&aoe_cl_mems, m) & 1) aoe_cl_mem_released(m);
+        if (aoe_cl_mem_has_contents((uintptr_t)aoe_ptr_find(&aoe_cl_mems, m)))
+            aoe_cl_mem_released(m);
         aoe_ptr_remove(&aoe_cl_mems, m);
     }
     return rc;

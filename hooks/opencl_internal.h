@@ -44,6 +44,9 @@
     X(clCreateImage3D)                                                                             \
     X(clCreateImageWithProperties)                                                                 \
     X(clCreatePipe)                                                                                \
+    X(clCreateSampler)                                                                             \
+    X(clCreateSamplerWithProperties)                                                               \
+    X(clReleaseSampler)                                                                            \
     X(clReleaseMemObject)                                                                          \
     X(clReleaseCommandQueue)                                                                       \
     X(clEnqueueNDRangeKernel)                                                                      \
@@ -54,6 +57,11 @@
     X(clEnqueueCopyBufferRect)                                                                     \
     X(clEnqueueCopyImageToBuffer)                                                                  \
     X(clEnqueueMapBuffer)                                                                          \
+    X(clEnqueueWriteImage)                                                                         \
+    X(clEnqueueFillImage)                                                                          \
+    X(clEnqueueCopyImage)                                                                          \
+    X(clEnqueueCopyBufferToImage)                                                                  \
+    X(clEnqueueMapImage)                                                                           \
     X(clGetExtensionFunctionAddress)                                                               \
     X(clGetExtensionFunctionAddressForPlatform)
 
@@ -63,6 +71,9 @@
     X(clGetKernelArgInfo)                                                                          \
     X(clGetProgramInfo)                                                                            \
     X(clGetMemObjectInfo)                                                                          \
+    X(clGetImageInfo)                                                                              \
+    X(clGetSamplerInfo)                                                                            \
+    X(clEnqueueReadImage)                                                                          \
     X(clGetCommandQueueInfo)                                                                       \
     X(clGetDeviceInfo)                                                                             \
     X(clGetPlatformInfo)                                                                           \
@@ -140,7 +151,7 @@ typedef struct {
     aoe_arg_shape shape; /* shape.bytes points at value (scalars) */
     size_t size;         /* arg_size as passed */
     int is_null;         /* arg_value was NULL */
-    cl_mem mem;          /* memory object (BUFFER) */
+    cl_mem mem;          /* memory object (BUFFER, IMAGE) */
     uint32_t version;    /* bumped by every clSetKernelArg on it */
     unsigned char inline_value[64];
     unsigned char *value; /* inline_value or heap copy (scalars, cl_mem) */
@@ -169,7 +180,7 @@ typedef struct aoe_cl_kernel {
     cl_uint nargs;
     aoe_cl_arg *args;
     aoe_arg_shape *shapes;     /* contiguous copy for aoe_opkey_launch */
-    unsigned char *arg_is_mem; /* per arg: 1 global/constant pointer, 2 local, 3 image/sampler */
+    unsigned char *arg_is_mem; /* per arg: 1 global/constant pointer, 2 local, 3 image, 4 sampler */
     /* not tuned: launches counted into its entry (set at its first launch) */
     aoe_untuned_counts untuned;
     char nt_detail[64]; /* e.g. the argument and its type */
@@ -183,13 +194,46 @@ extern aoe_ptr_table aoe_cl_programs; /* cl_program -> aoe_cl_program */
 extern aoe_ptr_table aoe_cl_kernels;  /* cl_kernel -> aoe_cl_kernel */
 extern aoe_ptr_table aoe_cl_mems;     /* cl_mem -> encoded size (see mem_value) */
 
-/* cl_mem table values: buffers (size << 2) | 1, images/pipes 2. */
+extern aoe_ptr_table aoe_cl_samplers; /* cl_sampler -> aoe_cl_sampler_value */
+
+/* cl_mem table values, by their low two bits: 01 a buffer (size << 2), 10
+ * an image the shim replays (its aoe_opkey_image_extent << 2, below 2^62),
+ * 11 a pipe or an image it cannot replay (why << 2, AOE_CL_OPAQUE_*). */
+enum { AOE_CL_MEM_BUFFER = 1, AOE_CL_MEM_IMAGE = 2, AOE_CL_MEM_OPAQUE = 3 };
+enum {
+    AOE_CL_OPAQUE_PIPE = 1,
+    AOE_CL_OPAQUE_IMAGE_FROM_BUFFER = 2, /* desc->buffer: a 1D buffer image or a 2D image */
+    AOE_CL_OPAQUE_IMAGE_FROM_IMAGE = 3,  /* desc->mem_object: another image's pixels */
+    AOE_CL_OPAQUE_IMAGE_UNKNOWN = 4      /* its descriptor could not be read */
+};
 static inline uintptr_t aoe_cl_mem_buffer_value(size_t size)
 {
-    return ((uintptr_t)size << 2) | 1;
+    return ((uintptr_t)size << 2) | AOE_CL_MEM_BUFFER;
+}
+static inline uintptr_t aoe_cl_mem_image_value(uint64_t extent)
+{
+    return ((uintptr_t)extent << 2) | AOE_CL_MEM_IMAGE;
+}
+static inline uintptr_t aoe_cl_mem_opaque_value(int why)
+{
+    return ((uintptr_t)why << 2) | AOE_CL_MEM_OPAQUE;
+}
+/* Buffers and replayable images: their contents are captured. */
+static inline int aoe_cl_mem_has_contents(uintptr_t v)
+{
+    return (v & 3) == AOE_CL_MEM_BUFFER || (v & 3) == AOE_CL_MEM_IMAGE;
+}
+/* Sampler table values: the sampler's aoe_opkey_sampler_extent with a bit
+ * above it, so a value is never 0. */
+#define AOE_CL_SAMPLER_TAG (1ull << 62)
+static inline uintptr_t aoe_cl_sampler_value(uint64_t extent)
+{
+    return (uintptr_t)(extent | AOE_CL_SAMPLER_TAG);
 }
 
 void aoe_cl_program_unref(aoe_cl_program *p);
+/* opencl.c: remembers memory object m with its table value. */
+void aoe_cl_track_mem(cl_mem m, uintptr_t value);
 
 /* opencl_device.c: the interned fingerprint of a device. */
 const char *aoe_cl_fingerprint(cl_device_id dev);

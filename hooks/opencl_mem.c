@@ -13,9 +13,10 @@ static aoe_ptr_table g_init = AOE_PTR_TABLE_INIT(g_init_slots); /* cl_mem -> 1: 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;      /* state changes below */
 atomic_size_t aoe_cl_unwritten;
 
+/* Buffers and the images the shim replays. */
 static int is_tracked_buffer(cl_mem m)
 {
-    return ((uintptr_t)aoe_ptr_find(&aoe_cl_mems, m) & 1) != 0;
+    return aoe_cl_mem_has_contents((uintptr_t)aoe_ptr_find(&aoe_cl_mems, m));
 }
 
 void aoe_cl_mem_created(cl_mem m, cl_mem_flags flags, cl_mem parent)
@@ -56,7 +57,9 @@ void aoe_cl_mem_written(cl_mem m)
 void aoe_cl_mem_launched(aoe_cl_kernel *kr)
 {
     for (cl_uint i = 0; i < kr->nargs; i++)
-        if (kr->args[i].shape.kind == AOE_ARGK_BUFFER && kr->args[i].mem)
+        if ((kr->args[i].shape.kind == AOE_ARGK_BUFFER ||
+             kr->args[i].shape.kind == AOE_ARGK_IMAGE) &&
+            kr->args[i].mem)
             aoe_cl_mem_written(kr->args[i].mem);
 }
 

@@ -1,4 +1,5 @@
-/* Which buffers hold bytes the program wrote. A buffer created without host
+/* Which buffers (and images: the same rules, hooks/opencl_image.c) hold
+ * bytes the program wrote. A buffer created without host
  * data holds whatever the allocator left there (stale process memory), so a
  * capture reads it only once the program initialised it: created with
  * COPY_HOST_PTR/USE_HOST_PTR, written by an enqueue call, or passed to a
@@ -19,7 +20,7 @@ void aoe_cl_mem_released(cl_mem m);
 void aoe_cl_mem_written(cl_mem m);
 /* 1 when the program initialised the buffer. */
 int aoe_cl_mem_initialised(cl_mem m);
-/* After a launch: every buffer argument of kr counts as written. */
+/* After a launch: every buffer and image argument of kr counts as written. */
 void aoe_cl_mem_launched(aoe_cl_kernel *kr);
 void aoe_cl_mem_atfork_child(void);
 

@@ -1,6 +1,6 @@
 /* Job assembly at an operator's first sight: the program, the launch's sizes
  * and every argument (scalars by value, buffers through the runtime's
- * callback, local-memory sizes), written into the spool once per key. */
+ * callback, images and samplers too, local-memory sizes), written into the spool once per key. */
 #include "launch/host.h"
 #include "launch/sight.h"
 
@@ -24,6 +24,11 @@ static void fill_arg(aoe_job_arg *ja, const aoe_launch_desc *d, uint32_t i, uint
     case AOE_ARGK_BUFFER:
         ja->kind = AOE_JOB_ARG_BUFFER;
         ja->size = a->extent;
+        if (d->rt && d->rt->buffer) d->rt->buffer(d, i, ja, limit);
+        break;
+    case AOE_ARGK_IMAGE: /* the hook sets the descriptor and the size */
+    case AOE_ARGK_SAMPLER:
+        ja->kind = a->kind == AOE_ARGK_IMAGE ? AOE_JOB_ARG_IMAGE : AOE_JOB_ARG_SAMPLER;
         if (d->rt && d->rt->buffer) d->rt->buffer(d, i, ja, limit);
         break;
     case AOE_ARGK_LOCAL:

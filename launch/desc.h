@@ -23,7 +23,9 @@ typedef struct {
     /* Buffer argument i of a job being captured: ja->kind and ja->size are
      * set; the hook sets ja->flags and ja->data (malloc'ed contents up to
      * limit bytes, or NULL: replayed with synthetic data). A grid launch's
-     * buffers are keyed by kind only (size 0): its hook sets ja->size too. */
+     * buffers are keyed by kind only (size 0): its hook sets ja->size too.
+     * Image and sampler arguments come here too (ja->kind IMAGE or SAMPLER):
+     * the hook sets the descriptor or properties and an image's size. */
     void (*buffer)(const struct aoe_launch_desc *d, uint32_t i, aoe_job_arg *ja, uint64_t limit);
     /* The element type of argument i, filled (kind, size, data) as above;
      * NULL or AOE_ELEM_BYTES when the runtime cannot tell. */

@@ -151,7 +151,8 @@ uint64_t aoe_opkey_image_extent(uint32_t type, uint32_t order, uint32_t data_typ
     aoe_opkey_add_u64(&b, depth);
     aoe_opkey_add_u64(&b, array_size);
     aoe_key k = aoe_opkey_finish(&b);
-    return k.lo ? k.lo : 1;
+    uint64_t v = k.lo >> 2; /* below 2^62: the OpenCL shim keeps it in a tagged table value */
+    return v ? v : 1;
 }
 
 uint64_t aoe_opkey_sampler_extent(uint32_t normalized, uint32_t addressing, uint32_t filter)

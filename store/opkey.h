@@ -90,7 +90,8 @@ void aoe_opkey_add_arg(aoe_opkey_builder *b, const aoe_arg_shape *arg);
 
 /* An image argument's extent: a 64-bit hash of what its contents' layout and
  * meaning depend on (the runtime's object type, channel order and data type,
- * the four extents; 0 for an extent the type lacks). Never 0. Shim and job
+ * the four extents; 0 for an extent the type lacks). Never 0, below 2^62
+ * (the OpenCL shim tags it into a handle table value). Shim and job
  * reader both call it, so a replayed job keys like the launch. */
 uint64_t aoe_opkey_image_extent(uint32_t type, uint32_t order, uint32_t data_type, uint64_t width,
                                 uint64_t height, uint64_t depth, uint64_t array_size);

@@ -1,13 +1,15 @@
-/* Test client: one program with an image kernel (img_scale: an image2d_t
- * read through a sampler_t) and two buffer kernels (vec_scale, vec_offset),
+/* Test client: one program with two image kernels (img_scale: an image2d_t
+ * read through a sampler_t; img_buf: an image1d_buffer_t made from a buffer,
+ * whose pixels the shim cannot replay) and two buffer kernels (vec_scale,
+ * vec_offset),
  * each launched --repeat N times (default 2) on the first OpenCL device,
  * results checked against the CPU. --unseen: a kernel object of vec_copy is
  * also created through libOpenCL's own clCreateKernel (dlvsym, which the
  * shim does not wrap) and launched once through the ordinary symbol.
  * --local L: vec_scale is launched with local size L (its own choice, and
- * no tunables: the tuner finds nothing to tune). The shim tunes the buffer
- * kernels and passes img_scale through, naming it under "not_tuned"
- * (tests/integration/shim_not_tuned.sh). */
+ * no tunables: the tuner finds nothing to tune). The shim tunes img_scale
+ * and the buffer kernels and passes img_buf through, naming it under
+ * "not_tuned" (tests/integration/shim_not_tuned.sh). */
 #include "tests/support/testcl.h"
 
 #include <dlfcn.h>
@@ -22,6 +24,10 @@ static const char *src =
     "__kernel void img_scale(__read_only image2d_t img, sampler_t smp, __global float *out) {\n"
     "    int x = get_global_id(0), y = get_global_id(1);\n"
     "    out[y * get_global_size(0) + x] = read_imagef(img, smp, (int2)(x, y)).x * 2.0f;\n"
+    "}\n"
+    "__kernel void img_buf(__read_only image1d_buffer_t img, __global float *out) {\n"
+    "    int i = get_global_id(0);\n"
+    "    out[i] = read_imagef(img, i).x * 2.0f;\n"
     "}\n"
     "__kernel void vec_scale(__global const float *a, __global float *b) {\n"
     "    size_t i = get_global_id(0);\n"
@@ -69,6 +75,8 @@ int main(int argc, char **argv)
     check(clBuildProgram(prog, 1, &e.device, "", NULL, NULL), "clBuildProgram");
     cl_kernel kimg = clCreateKernel(prog, "img_scale", &rc);
     check(rc, "clCreateKernel img_scale");
+    cl_kernel kbuf = clCreateKernel(prog, "img_buf", &rc);
+    check(rc, "clCreateKernel img_buf");
     cl_kernel kscale = clCreateKernel(prog, "vec_scale", &rc);
     check(rc, "clCreateKernel vec_scale");
     cl_kernel koff = clCreateKernel(prog, "vec_offset", &rc);
@@ -94,6 +102,15 @@ int main(int argc, char **argv)
                                      0};
     cl_sampler smp = clCreateSamplerWithProperties(e.ctx, props, &rc);
     check(rc, "clCreateSamplerWithProperties");
+    cl_mem dpix =
+        clCreateBuffer(e.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof pix, pix, &rc);
+    check(rc, "clCreateBuffer pix");
+    memset(&desc, 0, sizeof desc);
+    desc.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+    desc.image_width = W * H;
+    desc.buffer = dpix;
+    cl_mem bimg = clCreateImage(e.ctx, CL_MEM_READ_ONLY, &fmt, &desc, NULL, &rc);
+    check(rc, "clCreateImage from a buffer");
     cl_mem dout = clCreateBuffer(e.ctx, CL_MEM_READ_WRITE, sizeof out, NULL, &rc);
     check(rc, "clCreateBuffer out");
     cl_mem da = clCreateBuffer(e.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof a, a, &rc);
@@ -102,6 +119,8 @@ int main(int argc, char **argv)
     check(clSetKernelArg(kimg, 0, sizeof img, &img), "arg img");
     check(clSetKernelArg(kimg, 1, sizeof smp, &smp), "arg sampler");
     check(clSetKernelArg(kimg, 2, sizeof dout, &dout), "arg out");
+    check(clSetKernelArg(kbuf, 0, sizeof bimg, &bimg), "arg buffer image");
+    check(clSetKernelArg(kbuf, 1, sizeof dout, &dout), "arg out");
     check(clSetKernelArg(kscale, 0, sizeof da, &da), "arg a");
     check(clSetKernelArg(kscale, 1, sizeof dout, &dout), "arg b");
     check(clSetKernelArg(koff, 0, sizeof dout, &dout), "arg b");
@@ -109,6 +128,10 @@ int main(int argc, char **argv)
     int bad = 0;
     for (int r = 0; r < repeat; r++) {
         check(clEnqueueNDRangeKernel(e.queue, kimg, 2, NULL, g2, NULL, 0, NULL, NULL), "img_scale");
+        check(clEnqueueReadBuffer(e.queue, dout, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL),
+              "read");
+        for (int i = 0; i < W * H; i++) bad |= out[i] != pix[i] * 2.0f;
+        check(clEnqueueNDRangeKernel(e.queue, kbuf, 1, NULL, g1, NULL, 0, NULL, NULL), "img_buf");
         check(clEnqueueReadBuffer(e.queue, dout, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL),
               "read");
         for (int i = 0; i < W * H; i++) bad |= out[i] != pix[i] * 2.0f;
@@ -139,10 +162,13 @@ int main(int argc, char **argv)
     }
     printf("image_kernels: launches=%d %s\n", repeat, bad ? "MISMATCH" : "ok");
     clReleaseMemObject(img);
+    clReleaseMemObject(bimg);
+    clReleaseMemObject(dpix);
     clReleaseMemObject(dout);
     clReleaseMemObject(da);
     clReleaseSampler(smp);
     clReleaseKernel(kimg);
+    clReleaseKernel(kbuf);
     clReleaseKernel(kscale);
     clReleaseKernel(koff);
     clReleaseProgram(prog);
