@@ -74,6 +74,9 @@ typedef struct aoe_op {
      * on (then a -D policy may be served through the family too). */
     aoe_key family;
     uint8_t family_set, family_scalars;
+    /* 1: keyed by its family key (launch/sight.h: past the operator limit);
+     * a record under it is served only where a family record may be */
+    uint8_t family_op;
 } aoe_op;
 
 /* Claims family for a capture in this process: 1 the first time, 0 when an

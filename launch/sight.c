@@ -44,16 +44,23 @@ static void set_shape(const aoe_launch_host *h, const aoe_launch_desc *d, aoe_op
 
 /* Keys across runs: the family key of a launch with a NULL local size (the
  * declared scalars by value), before the first bank lookup reads it. */
+/* The family key of a launch with a NULL local size (keys across runs): 0
+ * and *fk set, or -1 when the launch has none. */
+static int family_key(const aoe_launch_desc *d, const aoe_tunable_kernel *decl, aoe_key *fk,
+                      uint8_t *declared)
+{
+    if (d->local || d->launch_kind == AOE_LAUNCH_GRID_BLOCK || !d->dim || d->dim > 3) return -1;
+    *declared = decl && decl->has_scalars;
+    *fk = aoe_opkey_family(d->kpart, d->dim, d->global, d->nargs, d->shapes,
+                           *declared ? decl->scalars : 0);
+    return 0;
+}
+
 static void set_family(const aoe_launch_desc *d, aoe_op *op)
 {
-    if (d->local || d->launch_kind == AOE_LAUNCH_GRID_BLOCK || !d->dim || d->dim > 3) return;
     const aoe_launch_shape *ls = atomic_load_explicit(&op->shape, memory_order_acquire);
-    const aoe_tunable_kernel *decl = ls ? ls->decl : NULL;
-    int declared = decl && decl->has_scalars;
-    op->family = aoe_opkey_family(d->kpart, d->dim, d->global, d->nargs, d->shapes,
-                                  declared ? decl->scalars : 0);
-    op->family_scalars = (uint8_t)declared;
-    op->family_set = 1;
+    if (family_key(d, ls ? ls->decl : NULL, &op->family, &op->family_scalars) == 0)
+        op->family_set = 1;
 }
 
 /* An operator left untuned at its first sight (the kernel could be). */
@@ -120,6 +127,36 @@ static void first_sight(aoe_sight *s, const aoe_launch_desc *d, aoe_op *op, cons
     aoe_launch_capture(d, op, key);
 }
 
+/* Past the operator limit, a launch with a NULL local size resolves to one
+ * operator per family, keyed by the family key itself: the family's policy
+ * is correct for every member (jobs/job.h), so a kernel whose scalars change
+ * at every launch (ffmpeg's nlmeans: an offset per launch) keeps its tuned
+ * launches. Its first sight captures the launch under its own key (unless
+ * the family was captured already): the tuner banks the family record too. */
+static aoe_op *family_op(aoe_sight *s, const aoe_launch_desc *d, const aoe_key *key)
+{
+    const aoe_launch_host *h = aoe_launch_get_host();
+    const aoe_tunable_kernel *decl =
+        h->tunables ? h->tunables(d->runtime, d->kernel_name, d->source, d->program_hash) : NULL;
+    aoe_key fk;
+    uint8_t declared;
+    if (family_key(d, decl, &fk, &declared)) return NULL;
+    aoe_op *op = aoe_op_find(&fk);
+    if (op || s->family_ops >= AOE_MAX_FAMILY_OPS_PER_KERNEL) return op;
+    int created = 0;
+    op = aoe_op_get_or_create(&fk, d->kernel_name, d->fingerprint, &created);
+    if (!op || !created) return op;
+    s->family_ops++;
+    op->family = fk;
+    op->family_scalars = declared;
+    op->family_set = 1;
+    op->family_op = 1;
+    set_shape(h, d, op);
+    first_sight(s, d, op, key);
+    atomic_store_explicit(&op->sighted, 1, memory_order_release);
+    return op;
+}
+
 aoe_op *aoe_launch_resolve(aoe_sight *s, const aoe_launch_desc *d)
 {
     const aoe_launch_host *h = aoe_launch_get_host();
@@ -129,8 +166,8 @@ aoe_op *aoe_launch_resolve(aoe_sight *s, const aoe_launch_desc *d)
     aoe_op *op;
     if (s->ops_created < AOE_MAX_OPS_PER_KERNEL)
         op = aoe_op_get_or_create(&key, d->kernel_name, d->fingerprint, &created);
-    else
-        op = aoe_op_find(&key);
+    else if (!(op = aoe_op_find(&key)))
+        op = family_op(s, d, &key);
     if (!op && s->ops_created >= AOE_MAX_OPS_PER_KERNEL && !s->ops_limited) {
         s->ops_limited = 1;
         note(h, d->kernel_name, AOE_NT_OPS_LIMIT, "64 operators per kernel object");

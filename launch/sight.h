@@ -20,9 +20,14 @@
  * lock-free, and otherwise pass. */
 #define AOE_MAX_OPS_PER_KERNEL 64
 
+/* Operators one kernel object may create past AOE_MAX_OPS_PER_KERNEL, one
+ * per family (keys across runs: launches with a NULL local size). */
+#define AOE_MAX_FAMILY_OPS_PER_KERNEL 16
+
 /* Per kernel object, in the hook's record (its slow lock held). */
 typedef struct {
     uint32_t ops_created; /* operators created by its launches */
+    uint32_t family_ops;  /* family operators created past the limit */
     int captures;         /* jobs captured from it */
     int ops_limited;      /* AOE_MAX_OPS_PER_KERNEL reached (noted once) */
 } aoe_sight;

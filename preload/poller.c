@@ -84,6 +84,8 @@ int aoe_op_refresh(aoe_op *op, aoe_bank *bank)
         if (!op->family_set || aoe_bank_get(bank, op->fingerprint, &op->family, &rec) != 1 ||
             !aoe_family_policy_ok(&rec.policy, op->family_scalars))
             return 0;
+    } else if (op->family_op && !aoe_family_policy_ok(&rec.policy, op->family_scalars)) {
+        return 0; /* its own key is a family key: the same rule */
     }
     const aoe_policy_entry *cur = atomic_load_explicit(&op->policy, memory_order_acquire);
     if (cur && same_record(&cur->rec, &rec)) return 0;

@@ -244,13 +244,22 @@ Test(launch_sight, limits_per_kernel_object)
         cr_assert_not_null(aoe_launch_resolve(&s, &d));
     }
     cr_assert_eq(s.ops_created, AOE_MAX_OPS_PER_KERNEL);
+    /* past it, a NULL-local launch gets one operator per family (here every
+     * global size is a family of its own), 16 of them */
+    for (int i = 0; i < AOE_MAX_FAMILY_OPS_PER_KERNEL; i++) {
+        gl[0] = 50000 + (size_t)i;
+        aoe_op *f = aoe_launch_resolve(&s, &d);
+        cr_assert(f && f->family_op && f->family_set);
+    }
     int notes = g.notes;
     gl[0] = 100000;
-    cr_assert_null(aoe_launch_resolve(&s, &d), "a new shape past the limit passes");
+    cr_assert_null(aoe_launch_resolve(&s, &d), "a new shape past both limits passes");
     cr_assert(g.last_reason == AOE_NT_OPS_LIMIT && g.notes == notes + 1);
     gl[0] = 100001;
     cr_assert_null(aoe_launch_resolve(&s, &d));
     cr_assert_eq(g.notes, notes + 1, "noted once");
+    gl[0] = 50000; /* a family operator still resolves */
+    cr_assert_not_null(aoe_launch_resolve(&s, &d));
     gl[0] = 100; /* an operator it created still resolves */
     cr_assert_not_null(aoe_launch_resolve(&s, &d));
 }
@@ -465,4 +474,46 @@ Test(launch_sight, declared_scalars_keep_their_values_in_the_family)
     g_n = 1234;
     g_decl.has_scalars = 0;
     g_decl.scalars = 0;
+}
+
+/* A kernel whose scalar changes at every launch (ffmpeg's nlmeans): past
+ * the operator limit its launches resolve to one operator keyed by their
+ * family, which a family record serves; the program's own local size never
+ * gets one. */
+Test(launch_sight, scalars_past_the_operator_limit_share_a_family_operator)
+{
+    aoe_launch_desc d = desc(0x7201, "plain_many");
+    d.local = NULL;
+    aoe_sight s = {0};
+    aoe_op *first = NULL;
+    for (int i = 0; i < AOE_MAX_OPS_PER_KERNEL; i++) {
+        g_n = 1000 + i;
+        aoe_op *op = aoe_launch_resolve(&s, &d);
+        cr_assert_not_null(op);
+        if (!first) first = op;
+    }
+    cr_assert_eq(g.submitted, 1, "one family, one job");
+    g_n = 5000;
+    aoe_op *f = aoe_launch_resolve(&s, &d);
+    cr_assert(f && f->family_op && f != first);
+    aoe_key fam = aoe_opkey_family(d.kpart, d.dim, d.global, d.nargs, d.shapes, 0);
+    cr_assert(f->key.hi == fam.hi && f->key.lo == fam.lo, "keyed by its family");
+    cr_assert(f->family.hi == first->family.hi && f->family.lo == first->family.lo);
+    cr_assert_eq(f->not_tuned, AOE_NT_FAMILY_QUEUED, "its family was captured already");
+    cr_assert_eq(g.submitted, 1);
+    for (int i = 0; i < 10; i++) {
+        g_n = 6000 + i;
+        cr_assert_eq(aoe_launch_resolve(&s, &d), f, "every later value: the same operator");
+    }
+    cr_assert_eq(s.family_ops, 1);
+
+    d = desc(0x7202, "plain_own_local"); /* the program's own local size: no family */
+    aoe_sight t = {0};
+    for (int i = 0; i < AOE_MAX_OPS_PER_KERNEL; i++) {
+        g_n = 1000 + i;
+        cr_assert_not_null(aoe_launch_resolve(&t, &d));
+    }
+    g_n = 5000;
+    cr_assert_null(aoe_launch_resolve(&t, &d));
+    g_n = 1234;
 }
