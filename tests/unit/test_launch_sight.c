@@ -430,7 +430,7 @@ Test(launch_sight, grid_launch_and_not_capturable)
  * operator of a family captured in this process is not captured. */
 Test(launch_sight, family_captured_once_per_process)
 {
-    aoe_launch_desc d = desc(0x7001, "plain_family");
+    aoe_launch_desc d = desc(0x7301, "plain_family");
     d.local = NULL;
     aoe_sight s = {0};
     aoe_op *a = aoe_launch_resolve(&s, &d);
@@ -451,7 +451,7 @@ Test(launch_sight, family_captured_once_per_process)
     g_n = 1234;
 
     /* the program's own local size: no family */
-    d = desc(0x7002, "declared_own");
+    d = desc(0x7302, "declared_own");
     aoe_op *c = aoe_launch_resolve(&s, &d);
     cr_assert(c && !c->family_set && g.submitted == 1);
 }
