@@ -56,11 +56,13 @@ static int family_key(const aoe_launch_desc *d, const aoe_tunable_kernel *decl, 
     return 0;
 }
 
-static void set_family(const aoe_launch_desc *d, aoe_op *op)
+/* Before set_shape: the shape's release store publishes the family fields
+ * to the poller, which reads them only once it sees the shape. */
+static void set_family(const aoe_launch_host *h, const aoe_launch_desc *d, aoe_op *op)
 {
-    const aoe_launch_shape *ls = atomic_load_explicit(&op->shape, memory_order_acquire);
-    if (family_key(d, ls ? ls->decl : NULL, &op->family, &op->family_scalars) == 0)
-        op->family_set = 1;
+    const aoe_tunable_kernel *decl =
+        h->tunables ? h->tunables(d->runtime, d->kernel_name, d->source, d->program_hash) : NULL;
+    if (family_key(d, decl, &op->family, &op->family_scalars) == 0) op->family_set = 1;
 }
 
 /* An operator left untuned at its first sight (the kernel could be). */
@@ -175,8 +177,8 @@ aoe_op *aoe_launch_resolve(aoe_sight *s, const aoe_launch_desc *d)
     if (!op) return NULL;
     if (created) {
         s->ops_created++;
+        set_family(h, d, op);
         set_shape(h, d, op);
-        set_family(d, op);
         first_sight(s, d, op, &key);
         atomic_store_explicit(&op->sighted, 1, memory_order_release);
     }

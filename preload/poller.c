@@ -76,6 +76,10 @@ static int same_record(const aoe_record *a, const aoe_record *b)
  * its read section: the current entry cannot be freed under either. */
 int aoe_op_refresh(aoe_op *op, aoe_bank *bank)
 {
+    /* First sight still running: it refreshes. The shape's acquire also
+     * makes the family fields, written before it, visible here. */
+    const aoe_launch_shape *shape = atomic_load_explicit(&op->shape, memory_order_acquire);
+    if (!shape) return 0;
     aoe_record rec;
     memset(&rec, 0, sizeof rec);
     if (aoe_bank_get(bank, op->fingerprint, &op->key, &rec) != 1) {
@@ -89,8 +93,6 @@ int aoe_op_refresh(aoe_op *op, aoe_bank *bank)
     }
     const aoe_policy_entry *cur = atomic_load_explicit(&op->policy, memory_order_acquire);
     if (cur && same_record(&cur->rec, &rec)) return 0;
-    const aoe_launch_shape *shape = atomic_load_explicit(&op->shape, memory_order_acquire);
-    if (!shape) return 0; /* first sight still running: it refreshes */
     /* A library call's record is checked by its hook against each call. */
     aoe_policy_entry *e =
         op->libcall ? aoe_policy_from_library_record(&rec) : aoe_policy_from_record(&rec);
