@@ -13,27 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPORT __attribute__((visibility("default")))
-
 static aoe_ptr_slot g_prog_slots[1u << 14];
 static aoe_ptr_slot g_kern_slots[1u << 16];
 static aoe_ptr_slot g_mem_slots[1u << 17];
 aoe_ptr_table aoe_cl_programs = AOE_PTR_TABLE_INIT(g_prog_slots);
 aoe_ptr_table aoe_cl_kernels = AOE_PTR_TABLE_INIT(g_kern_slots);
 aoe_ptr_table aoe_cl_mems = AOE_PTR_TABLE_INIT(g_mem_slots);
-
-/* A wrapper whose real function cannot be found (no runtime loaded). */
-#define NO_REAL_PTR(fn, err)                                                                       \
-    do {                                                                                           \
-        if (!REAL(fn)) {                                                                           \
-            if (err) *(err) = CL_INVALID_PLATFORM;                                                 \
-            return NULL;                                                                           \
-        }                                                                                          \
-    } while (0)
-#define NO_REAL_INT(fn)                                                                            \
-    do {                                                                                           \
-        if (!REAL(fn)) return CL_INVALID_PLATFORM;                                                 \
-    } while (0)
 
 /* ------------------------------------------------------------ programs */
 

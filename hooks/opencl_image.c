@@ -9,18 +9,8 @@
 
 #include <string.h>
 
-#define EXPORT __attribute__((visibility("default")))
-
 static aoe_ptr_slot g_sampler_slots[1u << 14];
 aoe_ptr_table aoe_cl_samplers = AOE_PTR_TABLE_INIT(g_sampler_slots);
-
-#define NO_REAL_PTR(fn, err)                                                                       \
-    do {                                                                                           \
-        if (!REAL(fn)) {                                                                           \
-            if (err) *(err) = CL_INVALID_PLATFORM;                                                 \
-            return NULL;                                                                           \
-        }                                                                                          \
-    } while (0)
 
 static size_t image_info(cl_mem m, cl_image_info what, int *bad)
 {

@@ -107,6 +107,21 @@ static inline void *aoe_cl_real(int idx)
 
 #define REAL(fn) ((__typeof__(&fn))aoe_cl_real(AOE_CLF_##fn))
 
+/* The wrappers' visibility (the shim's symbols default to hidden). */
+#define EXPORT __attribute__((visibility("default")))
+/* A wrapper whose real function cannot be found (no runtime loaded). */
+#define NO_REAL_PTR(fn, err)                                                                       \
+    do {                                                                                           \
+        if (!REAL(fn)) {                                                                           \
+            if (err) *(err) = CL_INVALID_PLATFORM;                                                 \
+            return NULL;                                                                           \
+        }                                                                                          \
+    } while (0)
+#define NO_REAL_INT(fn)                                                                            \
+    do {                                                                                           \
+        if (!REAL(fn)) return CL_INVALID_PLATFORM;                                                 \
+    } while (0)
+
 /* ---- tracked objects ---- */
 enum { AOE_PROG_SOURCE = 0, AOE_PROG_BINARY = 1, AOE_PROG_UNTUNED = 2 };
 

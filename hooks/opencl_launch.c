@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPORT __attribute__((visibility("default")))
 #define USE_DEFAULT 1 /* launch_tuned: no tuned launch possible (yet) */
 
 typedef __typeof__(&clEnqueueNDRangeKernel) enqueue_fn;

@@ -6,8 +6,6 @@
 
 #include <pthread.h>
 
-#define EXPORT __attribute__((visibility("default")))
-
 static aoe_ptr_slot g_init_slots[1u << 17];
 static aoe_ptr_table g_init = AOE_PTR_TABLE_INIT(g_init_slots); /* cl_mem -> 1: initialised */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;      /* state changes below */
