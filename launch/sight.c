@@ -23,9 +23,15 @@ static void note(const aoe_launch_host *h, const char *name, int why, const char
     if (h->not_tuned) h->not_tuned(name, why, detail);
 }
 
+/* The kernel's declared tunables, or NULL. */
+static const aoe_tunable_kernel *declaration(const aoe_launch_host *h, const aoe_launch_desc *d)
+{
+    return h->tunables ? h->tunables(d->runtime, d->kernel_name, d->source, d->program_hash) : NULL;
+}
+
 /* The launch an operator was created for, with the device's work-group
  * limits and the kernel's declared tunables: what a policy must fit. */
-static void set_shape(const aoe_launch_host *h, const aoe_launch_desc *d, aoe_op *op)
+static void set_shape(const aoe_launch_desc *d, const aoe_tunable_kernel *decl, aoe_op *op)
 {
     aoe_launch_shape *ls = calloc(1, sizeof *ls);
     if (!ls) return; /* no policy is applied to it */
@@ -37,15 +43,12 @@ static void set_shape(const aoe_launch_host *h, const aoe_launch_desc *d, aoe_op
         ls->local[i] = d->local ? d->local[i] : 0;
     }
     if (d->rt && d->rt->limits) d->rt->limits(d, &ls->max_wg, ls->max_item);
-    ls->decl =
-        h->tunables ? h->tunables(d->runtime, d->kernel_name, d->source, d->program_hash) : NULL;
+    ls->decl = decl;
     atomic_store_explicit(&op->shape, ls, memory_order_release);
 }
 
-/* Keys across runs: the family key of a launch with a NULL local size (the
- * declared scalars by value), before the first bank lookup reads it. */
-/* The family key of a launch with a NULL local size (keys across runs): 0
- * and *fk set, or -1 when the launch has none. */
+/* The family key of a launch with a NULL local size (keys across runs; the
+ * declared scalars by value): 0 and *fk set, or -1 when it has none. */
 static int family_key(const aoe_launch_desc *d, const aoe_tunable_kernel *decl, aoe_key *fk,
                       uint8_t *declared)
 {
@@ -58,10 +61,8 @@ static int family_key(const aoe_launch_desc *d, const aoe_tunable_kernel *decl, 
 
 /* Before set_shape: the shape's release store publishes the family fields
  * to the poller, which reads them only once it sees the shape. */
-static void set_family(const aoe_launch_host *h, const aoe_launch_desc *d, aoe_op *op)
+static void set_family(const aoe_launch_desc *d, const aoe_tunable_kernel *decl, aoe_op *op)
 {
-    const aoe_tunable_kernel *decl =
-        h->tunables ? h->tunables(d->runtime, d->kernel_name, d->source, d->program_hash) : NULL;
     if (family_key(d, decl, &op->family, &op->family_scalars) == 0) op->family_set = 1;
 }
 
@@ -81,10 +82,7 @@ static int tunable(const aoe_launch_host *h, const aoe_launch_desc *d, const aoe
 {
     if (!d->local) return 1;
     const aoe_launch_shape *ls = atomic_load_explicit(&op->shape, memory_order_acquire);
-    const aoe_tunable_kernel *decl =
-        ls            ? ls->decl
-        : h->tunables ? h->tunables(d->runtime, d->kernel_name, d->source, d->program_hash)
-                      : NULL;
+    const aoe_tunable_kernel *decl = ls ? ls->decl : declaration(h, d);
     if (decl) return 1;
     return h->auto_defines && aoe_autodefine_any(d->source, d->options);
 }
@@ -137,9 +135,7 @@ static void first_sight(aoe_sight *s, const aoe_launch_desc *d, aoe_op *op, cons
  * the family was captured already): the tuner banks the family record too. */
 static aoe_op *family_op(aoe_sight *s, const aoe_launch_desc *d, const aoe_key *key)
 {
-    const aoe_launch_host *h = aoe_launch_get_host();
-    const aoe_tunable_kernel *decl =
-        h->tunables ? h->tunables(d->runtime, d->kernel_name, d->source, d->program_hash) : NULL;
+    const aoe_tunable_kernel *decl = declaration(aoe_launch_get_host(), d);
     aoe_key fk;
     uint8_t declared;
     if (family_key(d, decl, &fk, &declared)) return NULL;
@@ -153,7 +149,7 @@ static aoe_op *family_op(aoe_sight *s, const aoe_launch_desc *d, const aoe_key *
     op->family_scalars = declared;
     op->family_set = 1;
     op->family_op = 1;
-    set_shape(h, d, op);
+    set_shape(d, decl, op);
     first_sight(s, d, op, key);
     atomic_store_explicit(&op->sighted, 1, memory_order_release);
     return op;
@@ -177,8 +173,9 @@ aoe_op *aoe_launch_resolve(aoe_sight *s, const aoe_launch_desc *d)
     if (!op) return NULL;
     if (created) {
         s->ops_created++;
-        set_family(h, d, op);
-        set_shape(h, d, op);
+        const aoe_tunable_kernel *decl = declaration(h, d);
+        set_family(d, decl, op);
+        set_shape(d, decl, op);
         first_sight(s, d, op, &key);
         atomic_store_explicit(&op->sighted, 1, memory_order_release);
     }
