@@ -3,6 +3,7 @@
 #include "tuner/sim.h"
 #include "tuner/strategy.h"
 #include "core/strategy_list.h"
+#include "tuner/strategies/portfolio.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -20,7 +21,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: aoe tune --simulate FILE.json.gz [--strategy S|all] [--max-evals N]\n"
-            "                [--runs R] [--seed K] [--json]\n"
+            "                [--runs R] [--seed K] [--set NAME=VALUE]... [--json]\n"
             "\n"
             "Scores search strategies on a recorded full search space (a gzipped Kernel Tuner\n"
             "cache file): each evaluation is a look-up of the recorded time, a failed\n"
@@ -35,6 +36,8 @@ static void usage(FILE *out)
                  "  --max-evals N  evaluations per run (default 200)\n"
                  "  --runs R       runs per strategy, seeds K, K+1, ... (default 20)\n"
                  "  --seed K       first seed (default 1)\n"
+                 "  --set N=V      one setting of the portfolio search (auto), for choosing\n"
+                 "                 them by cross-validation: decay, floor, top, explore, cap\n"
                  "  --json         {\"dataset\", \"optimum\", \"strategies\": [{\"strategy\",\n"
                  "                 \"fraction_at\": {\"25\": f, ...}}]}\n");
 }
@@ -75,7 +78,8 @@ static int parse_args(int argc, char **argv, sim_args *a)
             continue;
         }
         bool takes = !strcmp(o, "--simulate") || !strcmp(o, "--strategy") ||
-                     !strcmp(o, "--max-evals") || !strcmp(o, "--runs") || !strcmp(o, "--seed");
+                     !strcmp(o, "--max-evals") || !strcmp(o, "--runs") || !strcmp(o, "--seed") ||
+                     !strcmp(o, "--set");
         if (!takes) {
             fprintf(stderr, "aoe tune --simulate: unknown argument '%s'\n", o);
             return -1;
@@ -88,7 +92,24 @@ static int parse_args(int argc, char **argv, sim_args *a)
         i++;
         if (!strcmp(o, "--simulate"))
             a->file = v;
-        else if (!strcmp(o, "--strategy")) {
+        else if (!strcmp(o, "--set")) {
+            const char *eq = strchr(v, '=');
+            char name[32], *end = NULL;
+            double x = eq ? strtod(eq + 1, &end) : 0;
+            size_t len = eq ? (size_t)(eq - v) : 0;
+            if (len && len < sizeof name) {
+                memcpy(name, v, len);
+                name[len] = 0;
+            }
+            if (!eq || !len || len >= sizeof name || end == eq + 1 || *end ||
+                aoe_portfolio_set(name, x)) {
+                fprintf(stderr,
+                        "aoe tune --simulate: --set needs NAME=VALUE with a known name and a "
+                        "value >= 0, not '%s'\n",
+                        v);
+                return -1;
+            }
+        } else if (!strcmp(o, "--strategy")) {
             if (strcmp(v, "all") && !known_strategy(v)) {
                 fprintf(stderr, "aoe tune --simulate: unknown strategy '%s'\n", v);
                 return -1;

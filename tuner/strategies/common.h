@@ -94,6 +94,7 @@ void aoe_strategy_annealing(aoe_search *s);
 void aoe_strategy_genetic(aoe_search *s);
 void aoe_strategy_ils(aoe_search *s);
 void aoe_strategy_surrogate(aoe_search *s);
+void aoe_strategy_portfolio(aoe_search *s);
 /* The surrogate's Bayesian-optimisation phase on small spaces: evaluates
  * until `until` distinct configurations were measured (surrogate_bo.c). */
 void aoe_surrogate_bo(aoe_search *s, size_t until);

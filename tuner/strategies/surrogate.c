@@ -31,7 +31,9 @@
  * space-filling design, then expected improvement under a GP over value
  * indices, which a dozen evaluations suffice to steer. */
 #include "tuner/strategies/common.h"
+#include "tuner/strategies/additive_model.h"
 #include "tuner/strategies/match_gp.h"
+#include "tuner/strategies/model_picks.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -55,246 +57,12 @@
 #define GP_MAX_OBS 400      /* the GP fits at most the 400 best configurations (cost n^3) */
 #define SWAP_STALL 20       /* evaluations without improvement before exchanges are tried */
 #define GLOBAL_GP_STALL 20  /* ... before global picks are re-ranked by the GP ... */
-#define GLOBAL_GP_TOP 64    /* ... among the additive sample's 64 best unseen rows */
 #define SHAPE_PERIOD 6      /* where shape steps are possible, every 6th step is one */
 #define SHAPE_STALL 20      /* ... and from 20 stalled evaluations every 4th step too ... */
 #define NARROW 4            /* ... with a new combination of the parameters of <= 4 values ... */
 #define SHAPE_MIN_CHANGES 3 /* ... at least 3 of them changed (fewer: the other steps' job) */
 #define SMALL_SPACE 1024    /* spaces up to this size start with Bayesian optimisation ... */
 #define BO_EVALS 20         /* ... for their first 20 evaluations (surrogate_bo.c) */
-
-typedef struct {
-    int d;       /* features: one per parameter value */
-    int *offset; /* first feature of each parameter */
-    double *a;   /* d x d: X'X + lambda I */
-    double *b;   /* X'y */
-    double *l;   /* Cholesky factor of a */
-    double *w;   /* posterior mean */
-    double *ws;  /* one posterior sample */
-    double *tmp;
-    double lambda;
-    double sum_y, sum_yy;
-    size_t n;
-} model;
-
-static int model_init(model *m, const aoe_search_space *sp, double lambda)
-{
-    memset(m, 0, sizeof *m);
-    m->offset = malloc((size_t)sp->n_params * sizeof(int));
-    m->lambda = lambda;
-    if (!m->offset) return -1;
-    for (int p = 0; p < sp->n_params; p++) {
-        m->offset[p] = m->d;
-        m->d += sp->n_values[p];
-    }
-    size_t d = (size_t)m->d;
-    m->a = calloc(d * d, sizeof(double));
-    m->l = calloc(d * d, sizeof(double));
-    m->b = calloc(d, sizeof(double));
-    m->w = calloc(d, sizeof(double));
-    m->ws = calloc(d, sizeof(double));
-    m->tmp = calloc(d, sizeof(double));
-    if (!m->a || !m->l || !m->b || !m->w || !m->ws || !m->tmp) return -1;
-    for (size_t i = 0; i < d; i++) m->a[i * d + i] = lambda;
-    return 0;
-}
-
-static void model_free(model *m)
-{
-    free(m->offset);
-    free(m->a);
-    free(m->l);
-    free(m->b);
-    free(m->w);
-    free(m->ws);
-    free(m->tmp);
-}
-
-static void model_reset(model *m)
-{
-    size_t d = (size_t)m->d;
-    memset(m->a, 0, d * d * sizeof(double));
-    memset(m->b, 0, d * sizeof(double));
-    for (size_t i = 0; i < d; i++) m->a[i * d + i] = m->lambda;
-    m->sum_y = m->sum_yy = 0;
-    m->n = 0;
-}
-
-static void model_add(model *m, const aoe_search_space *sp, const uint16_t *row, double y)
-{
-    int np = sp->n_params;
-    size_t d = (size_t)m->d;
-    for (int p = 0; p < np; p++) {
-        int i = m->offset[p] + row[p];
-        m->b[i] += y;
-        for (int q = 0; q < np; q++) m->a[(size_t)i * d + (size_t)(m->offset[q] + row[q])] += 1;
-    }
-    m->sum_y += y;
-    m->sum_yy += y * y;
-    m->n++;
-}
-
-/* Cholesky of a, then w = a^-1 X'(y - mean): weights relative to the mean. */
-static void model_fit(model *m)
-{
-    size_t d = (size_t)m->d;
-    double mean = m->sum_y / (double)m->n;
-    memcpy(m->l, m->a, d * d * sizeof(double));
-    for (size_t j = 0; j < d; j++) {
-        double s = m->l[j * d + j];
-        for (size_t k = 0; k < j; k++) s -= m->l[j * d + k] * m->l[j * d + k];
-        double r = sqrt(s > 1e-12 ? s : 1e-12);
-        m->l[j * d + j] = r;
-        for (size_t i = j + 1; i < d; i++) {
-            double t = m->l[i * d + j];
-            for (size_t k = 0; k < j; k++) t -= m->l[i * d + k] * m->l[j * d + k];
-            m->l[i * d + j] = t / r;
-        }
-    }
-    /* X'(y - mean) = b - mean * count, and a feature's count is a_ii - lambda. */
-    for (size_t i = 0; i < d; i++) {
-        double t = m->b[i] - mean * (m->a[i * d + i] - m->lambda);
-        for (size_t k = 0; k < i; k++) t -= m->l[i * d + k] * m->tmp[k];
-        m->tmp[i] = t / m->l[i * d + i];
-    }
-    for (size_t i = d; i-- > 0;) {
-        double t = m->tmp[i];
-        for (size_t k = i + 1; k < d; k++) t -= m->l[k * d + i] * m->w[k];
-        m->w[i] = t / m->l[i * d + i];
-    }
-}
-
-/* ws = w + scale * L^-T z, z standard normal: a draw from the posterior. */
-static void model_sample(model *m, aoe_rng *rng, double scale)
-{
-    size_t d = (size_t)m->d;
-    for (size_t i = 0; i < d; i++) {
-        double u1 = aoe_rng_uniform(rng), u2 = aoe_rng_uniform(rng);
-        m->tmp[i] = sqrt(-2 * log(1 - u1)) * cos(2 * M_PI * u2);
-    }
-    for (size_t i = d; i-- > 0;) {
-        double t = m->tmp[i];
-        for (size_t k = i + 1; k < d; k++) t -= m->l[k * d + i] * m->ws[k];
-        m->ws[i] = t / m->l[i * d + i];
-    }
-    for (size_t i = 0; i < d; i++) m->ws[i] = m->w[i] + scale * m->ws[i];
-}
-
-static double predict(const model *m, const double *w, const uint16_t *row, int np)
-{
-    double y = 0;
-    for (int p = 0; p < np; p++) y += w[m->offset[p] + row[p]];
-    return y;
-}
-
-/* Unseen row minimising the sampled model over the whole space. */
-static long global_pick(aoe_search *s, model *m)
-{
-    int np = s->space->n_params;
-    long best = -1;
-    double by = INFINITY;
-    for (size_t r = 0; r < s->space->n_configs; r++) {
-        if (aoe_search_seen(s, (long)r)) continue;
-        double y = predict(m, m->ws, aoe_search_row(s, (long)r), np);
-        if (y < by) by = y, best = (long)r;
-    }
-    return best;
-}
-
-/* Unseen neighbour of one of the `top` best rows minimising the model mean. */
-static long local_pick(aoe_search *s, model *m, const double *w, const long *ranked,
-                       size_t n_ranked, size_t top, long *nb, size_t cap)
-{
-    int np = s->space->n_params;
-    for (size_t i = 0; i < n_ranked && i < top; i++) {
-        size_t k = aoe_search_neighbours(s, ranked[i], false, nb, cap);
-        long best = -1;
-        double by = INFINITY;
-        for (size_t j = 0; j < k; j++) {
-            if (aoe_search_seen(s, nb[j])) continue;
-            double y = predict(m, w, aoe_search_row(s, nb[j]), np);
-            if (y < by) by = y, best = nb[j];
-        }
-        if (best >= 0) return best;
-    }
-    return -1;
-}
-
-/* Unseen rows differing from `row` in one or two parameters (at most cap). */
-static size_t within_two(aoe_search *s, long row, long *out, size_t cap)
-{
-    int np = s->space->n_params;
-    uint16_t vec[np];
-    memcpy(vec, aoe_search_row(s, row), (size_t)np * sizeof(uint16_t));
-    size_t k = 0;
-    for (int p = 0; p < np; p++) {
-        uint16_t op = vec[p];
-        for (int v = 0; v < s->space->n_values[p]; v++) {
-            if (v == op) continue;
-            vec[p] = (uint16_t)v;
-            long r = aoe_search_find(s, vec);
-            if (r >= 0 && !aoe_search_seen(s, r) && k < cap) out[k++] = r;
-            for (int q = p + 1; q < np; q++) {
-                uint16_t oq = vec[q];
-                for (int w = 0; w < s->space->n_values[q]; w++) {
-                    if (w == oq) continue;
-                    vec[q] = (uint16_t)w;
-                    long r2 = aoe_search_find(s, vec);
-                    if (r2 >= 0 && !aoe_search_seen(s, r2) && k < cap) out[k++] = r2;
-                }
-                vec[q] = oq;
-            }
-        }
-        vec[p] = op;
-    }
-    return k;
-}
-
-/* Among the GLOBAL_GP_TOP unseen rows the sampled model ranks best, the one
- * with the lowest GP lower confidence bound: the additive model proposes
- * promising regions, the GP (which sees value pairs) picks among them. */
-static long global_gp_pick(aoe_search *s, model *m, aoe_match_gp *g)
-{
-    int np = s->space->n_params;
-    long top[GLOBAL_GP_TOP];
-    double ty[GLOBAL_GP_TOP];
-    size_t k = 0;
-    for (size_t r = 0; r < s->space->n_configs; r++) {
-        if (aoe_search_seen(s, (long)r)) continue;
-        double y = predict(m, m->ws, aoe_search_row(s, (long)r), np);
-        if (k == GLOBAL_GP_TOP && y >= ty[k - 1]) continue;
-        size_t i = k < GLOBAL_GP_TOP ? k++ : k - 1; /* insertion into the sorted list */
-        for (; i > 0 && ty[i - 1] > y; i--) top[i] = top[i - 1], ty[i] = ty[i - 1];
-        top[i] = (long)r, ty[i] = y;
-    }
-    long best = -1;
-    double by = INFINITY;
-    for (size_t i = 0; i < k; i++) {
-        double v = aoe_match_gp_lcb(g, s, top[i], GP_KAPPA);
-        if (v < by) by = v, best = top[i];
-    }
-    return best;
-}
-
-/* Unseen row within two changes of one of the `top` best rows minimising the
- * GP's lower confidence bound (`mark` keeps a row from being scored twice). */
-static long gp_pick(aoe_search *s, aoe_match_gp *g, const long *ranked, size_t n_ranked, size_t top,
-                    long *cand, size_t cap, unsigned char *mark)
-{
-    long best = -1;
-    double by = INFINITY;
-    for (size_t i = 0; i < n_ranked && i < top; i++) {
-        size_t k = within_two(s, ranked[i], cand, cap);
-        for (size_t j = 0; j < k; j++) {
-            if (mark[cand[j]]) continue;
-            mark[cand[j]] = 1;
-            double y = aoe_match_gp_lcb(g, s, cand[j], GP_KAPPA);
-            if (y < by) by = y, best = cand[j];
-        }
-        for (size_t j = 0; j < k; j++) mark[cand[j]] = 0;
-    }
-    return best;
-}
 
 /* True when a parameter has more than NARROW values (block sizes: the shape). */
 static bool has_wide(const aoe_search_space *sp)
@@ -315,8 +83,8 @@ static int narrow_varying(const aoe_search_space *sp)
 
 /* `row` with each wide parameter (more than NARROW values: block sizes, the
  * launch's shape) set to the value the model's mean ranks best. */
-static void model_shape(const model *m, const aoe_search_space *sp, const uint16_t *row,
-                        uint16_t *out)
+static void model_shape(const aoe_additive_model *m, const aoe_search_space *sp,
+                        const uint16_t *row, uint16_t *out)
 {
     for (int p = 0; p < sp->n_params; p++) {
         out[p] = row[p];
@@ -405,15 +173,6 @@ static double cap_log_time(const aoe_search *s, const long *ranked, size_t n, bo
     return log(c < lo ? lo : c > hi ? hi : c);
 }
 
-static int by_time(const void *x, const void *y, void *ctx)
-{
-    const aoe_search *s = ctx;
-    long i = *(const long *)x, j = *(const long *)y;
-    double a = s->times[i], b = s->times[j];
-    if (a != b) return a < b ? -1 : 1;
-    return i < j ? -1 : i > j; /* ties by row: the order stays reproducible */
-}
-
 void aoe_strategy_surrogate(aoe_search *s)
 {
     const aoe_search_space *sp = s->space;
@@ -428,13 +187,13 @@ void aoe_strategy_surrogate(aoe_search *s)
     /* Rows within two changes: at most (sum of value counts)^2 / 2 + sum. */
     size_t cap2 = cap * cap / 2 + cap < sp->n_configs ? cap * cap / 2 + cap : sp->n_configs;
     size_t gp_cap = s->max_evals < GP_MAX_OBS ? s->max_evals : GP_MAX_OBS;
-    model m = {0};
+    aoe_additive_model m = {0};
     aoe_match_gp g = {0};
     long *nb = malloc((cap2 ? cap2 : 1) * sizeof(long));
     long *ranked = malloc(sp->n_configs * sizeof(long));
     double *ys = malloc(sp->n_configs * sizeof(double));
     unsigned char *mark = calloc(sp->n_configs, 1);
-    if (!nb || !ranked || !ys || !mark || model_init(&m, sp, LAMBDA) ||
+    if (!nb || !ranked || !ys || !mark || aoe_additive_init(&m, sp, LAMBDA) ||
         aoe_match_gp_init(&g, sp, gp_cap))
         goto out;
     size_t n_init = initial_count(s, features);
@@ -455,18 +214,18 @@ void aoe_strategy_surrogate(aoe_search *s)
         bool periodic = step % period == period - 1;
         bool shape_turn = periodic && shapes;
         if (n_ranked >= n_init && (!periodic || shape_turn)) {
-            qsort_r(ranked, n_ranked, sizeof(long), by_time, s);
+            qsort_r(ranked, n_ranked, sizeof(long), aoe_by_time, s);
             double ycap = cap_log_time(s, ranked, n_ranked, wide);
-            model_reset(&m);
+            aoe_additive_reset(&m);
             for (size_t i = 0; i < n_ranked; i++) {
                 double y = log(s->times[ranked[i]]);
-                model_add(&m, sp, aoe_search_row(s, ranked[i]), y < ycap ? y : ycap);
+                aoe_additive_add(&m, sp, aoe_search_row(s, ranked[i]), y < ycap ? y : ycap);
             }
-            model_fit(&m);
+            aoe_additive_fit(&m);
             double var = m.sum_yy / m.n - (m.sum_y / m.n) * (m.sum_y / m.n);
             double sd = sqrt(var > 1e-12 ? var : 1e-12);
             bool local = step % GLOBAL_PERIOD != 0 || shape_turn;
-            model_sample(&m, &s->rng, EXPLORE * sd);
+            aoe_additive_sample(&m, &s->rng, EXPLORE * sd);
             size_t stalled = s->evals - improved_at;
             if (local && !shape_turn && stalled >= SWAP_STALL) next = swap_pick(s, ranked[0]);
             bool shape = shape_turn || (shapes && local && next < 0 && stalled >= SHAPE_STALL &&
@@ -490,15 +249,16 @@ void aoe_strategy_surrogate(aoe_search *s)
                     if (next < 0) next = shape_pick(s, &g, aoe_search_row(s, ranked[0]));
                 }
                 if (!local)
-                    next = global_gp_pick(s, &m, &g);
+                    next = aoe_pick_global_gp(s, &m, &g, GP_KAPPA);
                 else if (next < 0 && !shape_turn && stalled >= STALL_GP)
-                    next = gp_pick(s, &g, ranked, n_ranked, LOCAL_TOP, nb, cap2, mark);
+                    next =
+                        aoe_pick_gp(s, &g, GP_KAPPA, ranked, n_ranked, LOCAL_TOP, nb, cap2, mark);
             }
             if (local && next < 0 && !shape_turn && stalled < STALL_GP)
-                next = local_pick(s, &m, m.w, ranked, n_ranked, LOCAL_TOP, nb, cap);
+                next = aoe_pick_local(s, &m, m.w, ranked, n_ranked, LOCAL_TOP, nb, cap);
             if (next < 0 && !shape_turn) {
-                if (local) model_sample(&m, &s->rng, EXPLORE * sd);
-                next = global_pick(s, &m);
+                if (local) aoe_additive_sample(&m, &s->rng, EXPLORE * sd);
+                next = aoe_pick_global(s, &m);
             }
         }
         if (next < 0) next = aoe_search_random_unseen(s);
@@ -506,7 +266,7 @@ void aoe_strategy_surrogate(aoe_search *s)
         aoe_search_eval(s, next);
     }
 out:
-    model_free(&m);
+    aoe_additive_free(&m);
     aoe_match_gp_free(&g);
     free(nb);
     free(ranked);
