@@ -36,8 +36,9 @@ static void usage(FILE *out)
                  "  --max-evals N  evaluations per run (default 200)\n"
                  "  --runs R       runs per strategy, seeds K, K+1, ... (default 20)\n"
                  "  --seed K       first seed (default 1)\n"
-                 "  --set N=V      one setting of the portfolio search (auto), for choosing\n"
-                 "                 them by cross-validation: decay, floor, top, explore, cap\n"
+                 "  --set N=V      one setting of the portfolio search (auto), to choose them\n"
+                 "                 by cross-validation (scripts/bench/cross-validate): decay,\n"
+                 "                 floor, top, sharp, adj, off (tuner/strategies/portfolio.c)\n"
                  "  --json         {\"dataset\", \"optimum\", \"strategies\": [{\"strategy\",\n"
                  "                 \"fraction_at\": {\"25\": f, ...}}]}\n");
 }
@@ -105,7 +106,7 @@ static int parse_args(int argc, char **argv, sim_args *a)
                 aoe_portfolio_set(name, x)) {
                 fprintf(stderr,
                         "aoe tune --simulate: --set needs NAME=VALUE with a known name and a "
-                        "value >= 0, not '%s'\n",
+                        "value in 0..1e6, not '%s'\n",
                         v);
                 return -1;
             }

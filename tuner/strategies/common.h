@@ -95,6 +95,13 @@ void aoe_strategy_genetic(aoe_search *s);
 void aoe_strategy_ils(aoe_search *s);
 void aoe_strategy_surrogate(aoe_search *s);
 void aoe_strategy_portfolio(aoe_search *s);
+/* The surrogate as a proposer of one configuration at a time, for the
+ * portfolio: NULL when the space has too many values for its models (or out
+ * of memory); propose returns an unseen row or -1. */
+typedef struct aoe_surrogate aoe_surrogate;
+aoe_surrogate *aoe_surrogate_new(aoe_search *s);
+long aoe_surrogate_propose(aoe_surrogate *st, aoe_search *s);
+void aoe_surrogate_free(aoe_surrogate *st);
 /* The surrogate's Bayesian-optimisation phase on small spaces: evaluates
  * until `until` distinct configurations were measured (surrogate_bo.c). */
 void aoe_surrogate_bo(aoe_search *s, size_t until);

@@ -1,52 +1,47 @@
-/* The portfolio search ("auto"): every step, one of five ways of proposing
- * the next configuration is chosen at random, each with a probability that
- * follows how often its recent proposals landed among the best measured so
- * far (adaptive operator selection by probability matching, with a floor so
- * that none is ever starved):
- *   global  the unseen configuration a posterior draw of the additive model
- *           ranks best over the whole space (Thompson sampling);
- *   local   the unseen neighbour (one parameter changed) of the best
- *           configurations that the model's mean ranks best;
- *   pair    the unseen configuration within two changes of the best ones of
- *           lowest bound under a Gaussian process that sees value pairs;
- *   evolve  a child of two of the best configurations (uniform crossover,
- *           one mutation), as a genetic algorithm breeds;
+/* The portfolio search ("auto"): four searches share one record of
+ * measurements, and each evaluation goes to one of them, drawn at random with
+ * a probability that follows how often its recent proposals landed among the
+ * best tenth measured so far (adaptive operator selection: probability
+ * matching on discounted success rates, sharpened, with a floor so that none
+ * is starved). The four:
+ *   model   the surrogate's next step (surrogate.c: additive model with
+ *           Thompson sampling, neighbours by model mean, a pairwise GP when
+ *           the incumbent stalls);
+ *   evolve  a child of two of the 8 best configurations (uniform crossover
+ *           and one mutated value), as a genetic algorithm breeds;
+ *   step    a random unseen neighbour (one parameter changed) of the best
+ *           configuration, as a hill climber moves;
  *   random  a uniformly drawn unseen configuration.
- * Model-free ways keep the search going where the models are wrong; the
- * model-guided ones take over where they are right. Spaces of at most 1024
- * configurations start with Bayesian optimisation (surrogate_bo.c). */
+ * Where the model is right it gets most evaluations; where it is wrong about
+ * a space (an optimum its average effects do not point to), the model-free
+ * searches take them, so the search keeps improving instead of stalling.
+ * Spaces of at most 1024 configurations start with Bayesian optimisation
+ * (surrogate_bo.c); spaces whose parameters have more than 512 values in all
+ * run without the model. */
 #include "tuner/strategies/portfolio.h"
 #include "tuner/strategies/additive_model.h"
 #include "tuner/strategies/common.h"
-#include "tuner/strategies/match_gp.h"
-#include "tuner/strategies/model_picks.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define N_INIT 10        /* random configurations before the models are used, at most ... */
 #define N_INIT_MIN 3     /* ... at least, ... */
 #define INIT_SHARE 6     /* ... and 1/6 of a small budget */
-#define LAMBDA 1.0       /* ridge prior of the additive model */
-#define GP_KAPPA 1.0     /* the pair GP's bound: mean - 1 standard deviation */
-#define GP_MAX_OBS 400   /* the GP fits at most the 400 best configurations */
-#define MAX_FEATURES 512 /* beyond this the models cost too much: random and evolve only */
+#define MAX_FEATURES 512 /* beyond this the model costs too much (surrogate.c) */
 #define SMALL_SPACE 1024 /* spaces up to this size start with Bayesian optimisation ... */
 #define BO_EVALS 20      /* ... for their first 20 evaluations */
-#define TOP_ROWS 3       /* local and pair look next to the 3 best configurations */
 #define PARENTS 8        /* evolve breeds from the 8 best */
 #define BREED_TRIES 64
 
 #define SETTINGS(X)                                                                                \
-    X(decay, 0.95, "weight of an arm's past rewards kept per step")                                \
-    X(floor, 0.04, "least probability of every arm")                                               \
-    X(top, 0.1, "reward: the new time is within the best `top` share so far")                      \
-    X(explore, 1.0, "scale of the global arm's posterior draw, in sd of log(time)")                \
-    X(cap, 0.5, "times above this quantile count as this quantile in the models")                 \
-    X(sharp, 1.0, "an arm's probability follows its success rate to this power")                  \
-    X(gglobal, 0, "global picks re-ranked by the pair GP")
+    X(decay, 0.95, "weight an arm's past rewards keep per step")                                   \
+    X(floor, 0.02, "least probability of every arm")                                               \
+    X(top, 0.1, "a proposal is rewarded when its time is within this best share so far")           \
+    X(sharp, 3.0, "an arm's probability follows its success rate to this power")                   \
+    X(adj, 0, "1: step tries the adjacent values of a parameter first")                            \
+    X(off, 0, "bit mask of arms switched off: 1 model, 2 evolve, 4 step, 8 random")
 
 #define FIELD(name, def, what) double name;
 #define DEFAULT(name, def, what) .name = def,
@@ -61,28 +56,38 @@ static struct {
     }
 int aoe_portfolio_set(const char *name, double value)
 {
-    if (!name || !isfinite(value) || value < 0) return -1;
+    if (!name || !isfinite(value) || value < 0 || value > 1e6) return -1;
     SETTINGS(SET)
     return -1;
 }
 
-enum { ARM_GLOBAL, ARM_LOCAL, ARM_PAIR, ARM_EVOLVE, ARM_RANDOM, N_ARMS };
+enum { ARM_MODEL, ARM_EVOLVE, ARM_STEP, ARM_RANDOM, N_ARMS };
 
 typedef struct {
     double win[N_ARMS], loss[N_ARMS];
 } bandit;
 
+/* An arm drawn with probability floor + (1 - n floor) rate^sharp / sum, rate
+ * the discounted success rate with a Beta(0.5, 0.5) prior; -1 when every arm
+ * is off. */
 static int choose_arm(bandit *b, aoe_rng *rng, bool models)
 {
     double rate[N_ARMS], sum = 0;
     int first = models ? 0 : ARM_EVOLVE, n = N_ARMS - first;
     for (int a = first; a < N_ARMS; a++) {
+        if ((int)set.off >> a & 1) {
+            rate[a] = 0;
+            n--;
+            continue;
+        }
         rate[a] = pow((b->win[a] + 0.5) / (b->win[a] + b->loss[a] + 1.0), set.sharp);
         sum += rate[a];
     }
+    if (n <= 0 || !(sum > 0)) return -1; /* every arm off: random steps */
     double fl = set.floor * n < 1 ? set.floor : 1.0 / n;
     double u = aoe_rng_uniform(rng);
     for (int a = first; a < N_ARMS; a++) {
+        if ((int)set.off >> a & 1) continue;
         double p = fl + (1 - fl * n) * rate[a] / sum;
         if (u < p) return a;
         u -= p;
@@ -90,6 +95,8 @@ static int choose_arm(bandit *b, aoe_rng *rng, bool models)
     return N_ARMS - 1;
 }
 
+/* Every arm's record fades by `decay` per step, so the allocation follows
+ * the phase the search is in; the arm that proposed gets its outcome. */
 static void reward(bandit *b, int arm, bool won)
 {
     for (int a = 0; a < N_ARMS; a++) b->win[a] *= set.decay, b->loss[a] *= set.decay;
@@ -120,6 +127,21 @@ static long evolve_pick(aoe_search *s, const long *ranked, size_t n_ranked)
     return -1;
 }
 
+/* A random unseen neighbour of the incumbent (one parameter changed). */
+static long step_pick(aoe_search *s, long best, long *nb, size_t cap)
+{
+    for (int adjacent = set.adj > 0; adjacent >= 0; adjacent--) {
+        size_t k = aoe_search_neighbours(s, best, adjacent, nb, cap), n = 0;
+        for (size_t i = 0; i < k; i++)
+            if (!aoe_search_seen(s, nb[i])) nb[n++] = nb[i];
+        if (n) return nb[aoe_rng_below(&s->rng, n)];
+    }
+    return -1;
+}
+
+/* Random configurations before the bandit starts (as the surrogate's own
+ * start): 1/6 of the budget within [3, 10], no more than the model has free
+ * weights. */
 static size_t initial_count(const aoe_search *s, size_t features)
 {
     size_t n = s->max_evals / INIT_SHARE;
@@ -141,25 +163,16 @@ static double reward_bar(const aoe_search *s, const long *ranked, size_t n)
 void aoe_strategy_portfolio(aoe_search *s)
 {
     const aoe_search_space *sp = s->space;
-    size_t features = aoe_search_max_neighbours(s); /* one per parameter value */
-    bool models = features <= MAX_FEATURES;
-    if (sp->n_configs <= SMALL_SPACE && models)
+    size_t cap = aoe_search_max_neighbours(s);
+    aoe_surrogate *sur = NULL;
+    if (cap <= MAX_FEATURES && sp->n_configs <= SMALL_SPACE)
         aoe_surrogate_bo(s, s->max_evals < BO_EVALS ? s->max_evals : BO_EVALS);
-    size_t cap = features;
-    size_t cap2 = cap * cap / 2 + cap < sp->n_configs ? cap * cap / 2 + cap : sp->n_configs;
-    size_t gp_cap = s->max_evals < GP_MAX_OBS ? s->max_evals : GP_MAX_OBS;
-    aoe_additive_model m = {0};
-    aoe_match_gp g = {0};
     bandit b = {0};
-    long *nb = malloc((cap2 ? cap2 : 1) * sizeof(long));
+    long *nb = malloc((cap ? cap : 1) * sizeof(long));
     long *ranked = malloc(sp->n_configs * sizeof(long));
-    double *ys = malloc(sp->n_configs * sizeof(double));
-    unsigned char *mark = calloc(sp->n_configs, 1);
-    if (!nb || !ranked || !ys || !mark ||
-        (models && (aoe_additive_init(&m, sp, LAMBDA) || aoe_match_gp_init(&g, sp, gp_cap))))
-        goto out;
-    size_t n_init = initial_count(s, features), seen = 0, n_ranked = 0;
-    int pulls[N_ARMS] = {0}, wins[N_ARMS] = {0}, imp[N_ARMS] = {0};
+    if (!nb || !ranked) goto out;
+    sur = aoe_surrogate_new(s);
+    size_t n_init = initial_count(s, cap), seen = 0, n_ranked = 0;
     while (!aoe_search_done(s)) {
         for (; seen < s->evals; seen++) {
             long r = s->history[seen];
@@ -169,62 +182,22 @@ void aoe_strategy_portfolio(aoe_search *s)
         long next = -1;
         int arm = -1;
         if (n_ranked >= n_init) {
-            arm = choose_arm(&b, &s->rng, models);
-            double ycap = 0, mean = 0, sd = 1;
-            bool fit_gp = arm == ARM_PAIR || (arm == ARM_GLOBAL && set.gglobal > 0);
-            if (arm <= ARM_PAIR) {
-                ycap = log(s->times[ranked[(size_t)(set.cap * (double)(n_ranked - 1))]]);
-                aoe_additive_reset(&m);
-                for (size_t i = 0; i < n_ranked; i++) {
-                    double y = log(s->times[ranked[i]]);
-                    aoe_additive_add(&m, sp, aoe_search_row(s, ranked[i]), y < ycap ? y : ycap);
-                }
-                aoe_additive_fit(&m);
-                mean = m.sum_y / (double)m.n;
-                double var = m.sum_yy / (double)m.n - mean * mean;
-                sd = sqrt(var > 1e-12 ? var : 1e-12);
-            }
-            if (arm == ARM_GLOBAL) {
-                aoe_additive_sample(&m, &s->rng, set.explore * sd);
-                if (fit_gp) {
-                    size_t n_gp = n_ranked < gp_cap ? n_ranked : gp_cap;
-                    for (size_t i = 0; i < n_gp; i++) {
-                        double y = log(s->times[ranked[i]]);
-                        ys[i] = ((y < ycap ? y : ycap) - mean) / sd;
-                    }
-                    aoe_match_gp_fit(&g, s, ranked, ys, n_gp);
-                    next = aoe_pick_global_gp(s, &m, &g, GP_KAPPA);
-                } else
-                    next = aoe_pick_global(s, &m);
-            } else if (arm == ARM_LOCAL) {
-                next = aoe_pick_local(s, &m, m.w, ranked, n_ranked, TOP_ROWS, nb, cap);
-            } else if (arm == ARM_PAIR) {
-                size_t n_gp = n_ranked < gp_cap ? n_ranked : gp_cap;
-                for (size_t i = 0; i < n_gp; i++) {
-                    double y = log(s->times[ranked[i]]);
-                    ys[i] = ((y < ycap ? y : ycap) - mean) / sd;
-                }
-                aoe_match_gp_fit(&g, s, ranked, ys, n_gp);
-                next = aoe_pick_gp(s, &g, GP_KAPPA, ranked, n_ranked, TOP_ROWS, nb, cap2, mark);
-            } else if (arm == ARM_EVOLVE) {
+            arm = choose_arm(&b, &s->rng, sur != NULL);
+            if (arm == ARM_MODEL)
+                next = aoe_surrogate_propose(sur, s);
+            else if (arm == ARM_STEP)
+                next = step_pick(s, ranked[0], nb, cap);
+            else if (arm == ARM_EVOLVE)
                 next = evolve_pick(s, ranked, n_ranked);
-            }
         }
         if (next < 0) next = aoe_search_random_unseen(s);
         if (next < 0) break;
         double bar = reward_bar(s, ranked, n_ranked);
         double t = aoe_search_eval(s, next);
         if (arm >= 0) reward(&b, arm, t > 0 && t < bar);
-        if (arm >= 0 && getenv("PFDBG")) { pulls[arm]++; wins[arm] += t > 0 && t < bar; imp[arm] += t > 0 && t <= s->best_time && s->best == next; }
     }
-    if (getenv("PFDBG")) { for (int a = 0; a < N_ARMS; a++) fprintf(stderr, "%d/%d/%d ", pulls[a], wins[a], imp[a]); fprintf(stderr, "\n"); }
 out:
-    if (models) {
-        aoe_additive_free(&m);
-        aoe_match_gp_free(&g);
-    }
+    aoe_surrogate_free(sur);
     free(nb);
     free(ranked);
-    free(ys);
-    free(mark);
 }

@@ -173,103 +173,147 @@ static double cap_log_time(const aoe_search *s, const long *ranked, size_t n, bo
     return log(c < lo ? lo : c > hi ? hi : c);
 }
 
-void aoe_strategy_surrogate(aoe_search *s)
+struct aoe_surrogate {
+    aoe_additive_model m;
+    aoe_match_gp g;
+    long *nb, *ranked;
+    double *ys;
+    unsigned char *mark;
+    size_t cap, cap2, gp_cap, n_init, seen, n_ranked, improved_at;
+    bool wide, shapes;
+    double last_best;
+    int step;
+};
+
+void aoe_surrogate_free(aoe_surrogate *st)
+{
+    if (!st) return;
+    aoe_additive_free(&st->m);
+    aoe_match_gp_free(&st->g);
+    free(st->nb);
+    free(st->ranked);
+    free(st->ys);
+    free(st->mark);
+    free(st);
+}
+
+aoe_surrogate *aoe_surrogate_new(aoe_search *s)
 {
     const aoe_search_space *sp = s->space;
     size_t features = aoe_search_max_neighbours(s); /* one per parameter value */
-    if (features > MAX_FEATURES) {
+    if (features > MAX_FEATURES) return NULL;
+    aoe_surrogate *st = calloc(1, sizeof *st);
+    if (!st) return NULL;
+    st->cap = features;
+    /* Rows within two changes: at most (sum of value counts)^2 / 2 + sum. */
+    size_t cap = st->cap;
+    st->cap2 = cap * cap / 2 + cap < sp->n_configs ? cap * cap / 2 + cap : sp->n_configs;
+    st->gp_cap = s->max_evals < GP_MAX_OBS ? s->max_evals : GP_MAX_OBS;
+    st->nb = malloc((st->cap2 ? st->cap2 : 1) * sizeof(long));
+    st->ranked = malloc(sp->n_configs * sizeof(long));
+    st->ys = malloc(sp->n_configs * sizeof(double));
+    st->mark = calloc(sp->n_configs, 1);
+    if (!st->nb || !st->ranked || !st->ys || !st->mark || aoe_additive_init(&st->m, sp, LAMBDA) ||
+        aoe_match_gp_init(&st->g, sp, st->gp_cap)) {
+        aoe_surrogate_free(st);
+        return NULL;
+    }
+    st->n_init = initial_count(s, features);
+    st->wide = has_wide(sp);
+    st->shapes = st->wide && narrow_varying(sp) >= SHAPE_MIN_CHANGES;
+    st->last_best = INFINITY;
+    return st;
+}
+
+long aoe_surrogate_propose(aoe_surrogate *st, aoe_search *s)
+{
+    const aoe_search_space *sp = s->space;
+    aoe_additive_model *mp = &st->m;
+    aoe_match_gp *gp = &st->g;
+    long *nb = st->nb, *ranked = st->ranked;
+    double *ys = st->ys;
+    size_t cap = st->cap, cap2 = st->cap2, gp_cap = st->gp_cap, n_init = st->n_init;
+    bool wide = st->wide, shapes = st->shapes;
+    int step = st->step++;
+    if (s->best_time < st->last_best) st->last_best = s->best_time, st->improved_at = s->evals;
+    for (; st->seen < s->evals; st->seen++) {
+        long r = s->history[st->seen];
+        if (s->times[r] > 0) ranked[st->n_ranked++] = r; /* failures teach nothing */
+    }
+    size_t n_ranked = st->n_ranked, improved_at = st->improved_at;
+    long next = -1;
+    /* Where shape steps are possible, every SHAPE_PERIOD-th step is one;
+     * elsewhere every RANDOM_PERIOD-th is random. */
+    int period = shapes ? SHAPE_PERIOD : RANDOM_PERIOD;
+    bool periodic = step % period == period - 1;
+    bool shape_turn = periodic && shapes;
+    if (n_ranked >= n_init && (!periodic || shape_turn)) {
+        qsort_r(ranked, n_ranked, sizeof(long), aoe_by_time, s);
+        double ycap = cap_log_time(s, ranked, n_ranked, wide);
+        aoe_additive_reset(mp);
+        for (size_t i = 0; i < n_ranked; i++) {
+            double y = log(s->times[ranked[i]]);
+            aoe_additive_add(mp, sp, aoe_search_row(s, ranked[i]), y < ycap ? y : ycap);
+        }
+        aoe_additive_fit(mp);
+        double var = mp->sum_yy / mp->n - (mp->sum_y / mp->n) * (mp->sum_y / mp->n);
+        double sd = sqrt(var > 1e-12 ? var : 1e-12);
+        bool local = step % GLOBAL_PERIOD != 0 || shape_turn;
+        aoe_additive_sample(mp, &s->rng, EXPLORE * sd);
+        size_t stalled = s->evals - improved_at;
+        if (local && !shape_turn && stalled >= SWAP_STALL) next = swap_pick(s, ranked[0]);
+        bool shape = shape_turn || (shapes && local && next < 0 && stalled >= SHAPE_STALL &&
+                                    step / GLOBAL_PERIOD % 2 == 0);
+        bool use_gp =
+            local ? next < 0 && (shape || stalled >= STALL_GP) : stalled >= GLOBAL_GP_STALL;
+        if (use_gp) {
+            /* Same capped targets, standardised, best first (GP_MAX_OBS). */
+            double mean = mp->sum_y / (double)mp->n;
+            size_t n_gp = n_ranked < gp_cap ? n_ranked : gp_cap;
+            for (size_t i = 0; i < n_gp; i++) {
+                double y = log(s->times[ranked[i]]);
+                ys[i] = ((y < ycap ? y : ycap) - mean) / sd;
+            }
+            aoe_match_gp_fit(gp, s, ranked, ys, n_gp);
+            if (shape) {
+                /* At the model's best shape, else at the incumbent's. */
+                uint16_t vec[sp->n_params];
+                model_shape(mp, sp, aoe_search_row(s, ranked[0]), vec);
+                next = shape_pick(s, gp, vec);
+                if (next < 0) next = shape_pick(s, gp, aoe_search_row(s, ranked[0]));
+            }
+            if (!local)
+                next = aoe_pick_global_gp(s, mp, gp, GP_KAPPA);
+            else if (next < 0 && !shape_turn && stalled >= STALL_GP)
+                next =
+                    aoe_pick_gp(s, gp, GP_KAPPA, ranked, n_ranked, LOCAL_TOP, nb, cap2, st->mark);
+        }
+        if (local && next < 0 && !shape_turn && stalled < STALL_GP)
+            next = aoe_pick_local(s, mp, mp->w, ranked, n_ranked, LOCAL_TOP, nb, cap);
+        if (next < 0 && !shape_turn) {
+            if (local) aoe_additive_sample(mp, &s->rng, EXPLORE * sd);
+            next = aoe_pick_global(s, mp);
+        }
+    }
+    return next;
+}
+
+void aoe_strategy_surrogate(aoe_search *s)
+{
+    const aoe_search_space *sp = s->space;
+    if (aoe_search_max_neighbours(s) > MAX_FEATURES) {
         aoe_strategy_ils(s);
         return;
     }
     if (sp->n_configs <= SMALL_SPACE)
         aoe_surrogate_bo(s, s->max_evals < BO_EVALS ? s->max_evals : BO_EVALS);
-    size_t cap = aoe_search_max_neighbours(s);
-    /* Rows within two changes: at most (sum of value counts)^2 / 2 + sum. */
-    size_t cap2 = cap * cap / 2 + cap < sp->n_configs ? cap * cap / 2 + cap : sp->n_configs;
-    size_t gp_cap = s->max_evals < GP_MAX_OBS ? s->max_evals : GP_MAX_OBS;
-    aoe_additive_model m = {0};
-    aoe_match_gp g = {0};
-    long *nb = malloc((cap2 ? cap2 : 1) * sizeof(long));
-    long *ranked = malloc(sp->n_configs * sizeof(long));
-    double *ys = malloc(sp->n_configs * sizeof(double));
-    unsigned char *mark = calloc(sp->n_configs, 1);
-    if (!nb || !ranked || !ys || !mark || aoe_additive_init(&m, sp, LAMBDA) ||
-        aoe_match_gp_init(&g, sp, gp_cap))
-        goto out;
-    size_t n_init = initial_count(s, features);
-    bool wide = has_wide(sp);
-    bool shapes = wide && narrow_varying(sp) >= SHAPE_MIN_CHANGES;
-    size_t seen = 0, n_ranked = 0, improved_at = 0;
-    double last_best = INFINITY;
-    for (int step = 0; !aoe_search_done(s); step++) {
-        if (s->best_time < last_best) last_best = s->best_time, improved_at = s->evals;
-        for (; seen < s->evals; seen++) {
-            long r = s->history[seen];
-            if (s->times[r] > 0) ranked[n_ranked++] = r; /* failures teach nothing */
-        }
-        long next = -1;
-        /* Where shape steps are possible, every SHAPE_PERIOD-th step is one;
-         * elsewhere every RANDOM_PERIOD-th is random. */
-        int period = shapes ? SHAPE_PERIOD : RANDOM_PERIOD;
-        bool periodic = step % period == period - 1;
-        bool shape_turn = periodic && shapes;
-        if (n_ranked >= n_init && (!periodic || shape_turn)) {
-            qsort_r(ranked, n_ranked, sizeof(long), aoe_by_time, s);
-            double ycap = cap_log_time(s, ranked, n_ranked, wide);
-            aoe_additive_reset(&m);
-            for (size_t i = 0; i < n_ranked; i++) {
-                double y = log(s->times[ranked[i]]);
-                aoe_additive_add(&m, sp, aoe_search_row(s, ranked[i]), y < ycap ? y : ycap);
-            }
-            aoe_additive_fit(&m);
-            double var = m.sum_yy / m.n - (m.sum_y / m.n) * (m.sum_y / m.n);
-            double sd = sqrt(var > 1e-12 ? var : 1e-12);
-            bool local = step % GLOBAL_PERIOD != 0 || shape_turn;
-            aoe_additive_sample(&m, &s->rng, EXPLORE * sd);
-            size_t stalled = s->evals - improved_at;
-            if (local && !shape_turn && stalled >= SWAP_STALL) next = swap_pick(s, ranked[0]);
-            bool shape = shape_turn || (shapes && local && next < 0 && stalled >= SHAPE_STALL &&
-                                        step / GLOBAL_PERIOD % 2 == 0);
-            bool use_gp =
-                local ? next < 0 && (shape || stalled >= STALL_GP) : stalled >= GLOBAL_GP_STALL;
-            if (use_gp) {
-                /* Same capped targets, standardised, best first (GP_MAX_OBS). */
-                double mean = m.sum_y / (double)m.n;
-                size_t n_gp = n_ranked < gp_cap ? n_ranked : gp_cap;
-                for (size_t i = 0; i < n_gp; i++) {
-                    double y = log(s->times[ranked[i]]);
-                    ys[i] = ((y < ycap ? y : ycap) - mean) / sd;
-                }
-                aoe_match_gp_fit(&g, s, ranked, ys, n_gp);
-                if (shape) {
-                    /* At the model's best shape, else at the incumbent's. */
-                    uint16_t vec[sp->n_params];
-                    model_shape(&m, sp, aoe_search_row(s, ranked[0]), vec);
-                    next = shape_pick(s, &g, vec);
-                    if (next < 0) next = shape_pick(s, &g, aoe_search_row(s, ranked[0]));
-                }
-                if (!local)
-                    next = aoe_pick_global_gp(s, &m, &g, GP_KAPPA);
-                else if (next < 0 && !shape_turn && stalled >= STALL_GP)
-                    next =
-                        aoe_pick_gp(s, &g, GP_KAPPA, ranked, n_ranked, LOCAL_TOP, nb, cap2, mark);
-            }
-            if (local && next < 0 && !shape_turn && stalled < STALL_GP)
-                next = aoe_pick_local(s, &m, m.w, ranked, n_ranked, LOCAL_TOP, nb, cap);
-            if (next < 0 && !shape_turn) {
-                if (local) aoe_additive_sample(&m, &s->rng, EXPLORE * sd);
-                next = aoe_pick_global(s, &m);
-            }
-        }
+    aoe_surrogate *st = aoe_surrogate_new(s);
+    if (!st) return;
+    while (!aoe_search_done(s)) {
+        long next = aoe_surrogate_propose(st, s);
         if (next < 0) next = aoe_search_random_unseen(s);
         if (next < 0) break;
         aoe_search_eval(s, next);
     }
-out:
-    aoe_additive_free(&m);
-    aoe_match_gp_free(&g);
-    free(nb);
-    free(ranked);
-    free(ys);
-    free(mark);
+    aoe_surrogate_free(st);
 }
