@@ -38,7 +38,7 @@ static void usage(FILE *out)
                  "  --seed K       first seed (default 1)\n"
                  "  --set N=V      one setting of the portfolio search (auto), to choose them\n"
                  "                 by cross-validation (scripts/bench/cross-validate): decay,\n"
-                 "                 floor, top, sharp, adj, off (tuner/strategies/portfolio.c)\n"
+                 "                 floor, top, sharp, off (tuner/strategies/portfolio.c)\n"
                  "  --json         {\"dataset\", \"optimum\", \"strategies\": [{\"strategy\",\n"
                  "                 \"fraction_at\": {\"25\": f, ...}}]}\n");
 }

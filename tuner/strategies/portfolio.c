@@ -40,7 +40,6 @@
     X(floor, 0.02, "least probability of every arm")                                               \
     X(top, 0.1, "a proposal is rewarded when its time is within this best share so far")           \
     X(sharp, 3.0, "an arm's probability follows its success rate to this power")                   \
-    X(adj, 0, "1: step tries the adjacent values of a parameter first")                            \
     X(off, 0, "bit mask of arms switched off: 1 model, 2 evolve, 4 step, 8 random")
 
 #define FIELD(name, def, what) double name;
@@ -127,16 +126,13 @@ static long evolve_pick(aoe_search *s, const long *ranked, size_t n_ranked)
     return -1;
 }
 
-/* A random unseen neighbour of the incumbent (one parameter changed). */
+/* A random unseen neighbour (one parameter changed) of the incumbent. */
 static long step_pick(aoe_search *s, long best, long *nb, size_t cap)
 {
-    for (int adjacent = set.adj > 0; adjacent >= 0; adjacent--) {
-        size_t k = aoe_search_neighbours(s, best, adjacent, nb, cap), n = 0;
-        for (size_t i = 0; i < k; i++)
-            if (!aoe_search_seen(s, nb[i])) nb[n++] = nb[i];
-        if (n) return nb[aoe_rng_below(&s->rng, n)];
-    }
-    return -1;
+    size_t k = aoe_search_neighbours(s, best, false, nb, cap), n = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!aoe_search_seen(s, nb[i])) nb[n++] = nb[i];
+    return n ? nb[aoe_rng_below(&s->rng, n)] : -1;
 }
 
 /* Random configurations before the bandit starts (as the surrogate's own
