@@ -32,15 +32,18 @@ static void usage(FILE *out)
             "\n"
             "  --strategy S   one of:");
     for (int i = 0; aoe_strategy_names[i]; i++) fprintf(out, " %s", aoe_strategy_names[i]);
-    fprintf(out, ", or all (default)\n"
-                 "  --max-evals N  evaluations per run (default 200)\n"
-                 "  --runs R       runs per strategy, seeds K, K+1, ... (default 20)\n"
-                 "  --seed K       first seed (default 1)\n"
-                 "  --set N=V      one setting of the portfolio search (auto), to choose them\n"
-                 "                 by cross-validation (scripts/bench/cross-validate): decay,\n"
-                 "                 floor, top, sharp, off (tuner/strategies/portfolio.c)\n"
-                 "  --json         {\"dataset\", \"optimum\", \"strategies\": [{\"strategy\",\n"
-                 "                 \"fraction_at\": {\"25\": f, ...}}]}\n");
+    fprintf(
+        out,
+        ", or all (default)\n"
+        "  --max-evals N  evaluations per run (default 200)\n"
+        "  --runs R       runs per strategy, seeds K, K+1, ... (default 20)\n"
+        "  --seed K       first seed (default 1)\n"
+        "  --set N=V      one setting of the portfolio search (auto), to choose them\n"
+        "                 by cross-validation (scripts/bench/cross-validate): decay,\n"
+        "                 floor, top, sharp, off (tuner/strategies/portfolio.c)\n"
+        "  --json         {\"dataset\", \"optimum\", \"strategies\": [{\"strategy\",\n"
+        "                 \"fraction_at\": {\"25\": f, ...}, \"stderr_at\": {\"25\": se, ...},\n"
+        "                 \"ms_per_eval\": time to choose one configuration}]}\n");
 }
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -158,21 +161,25 @@ static size_t pick(const char *which, const char **out)
 }
 
 static void print_json(const aoe_sim_dataset *ds, const char **names, size_t n_names,
-                       const size_t *at, size_t n_at, const double *means)
+                       const size_t *at, size_t n_at, const double *means, const double *ses,
+                       const double *ms)
 {
     cJSON *root = cJSON_CreateObject(), *list = cJSON_CreateArray();
     cJSON_AddStringToObject(root, "dataset", ds->name);
     cJSON_AddNumberToObject(root, "optimum", ds->optimum);
     cJSON_AddItemToObject(root, "strategies", list);
     for (size_t s = 0; s < n_names; s++) {
-        cJSON *e = cJSON_CreateObject(), *f = cJSON_CreateObject();
+        cJSON *e = cJSON_CreateObject(), *f = cJSON_CreateObject(), *se = cJSON_CreateObject();
         cJSON_AddStringToObject(e, "strategy", names[s]);
         for (size_t j = 0; j < n_at; j++) {
             char key[24];
             snprintf(key, sizeof key, "%zu", at[j]);
             cJSON_AddNumberToObject(f, key, means[s * n_at + j]);
+            cJSON_AddNumberToObject(se, key, ses[s * n_at + j]);
         }
         cJSON_AddItemToObject(e, "fraction_at", f);
+        cJSON_AddItemToObject(e, "stderr_at", se);
+        cJSON_AddNumberToObject(e, "ms_per_eval", ms[s]);
         cJSON_AddItemToArray(list, e);
     }
     char *text = cJSON_PrintUnformatted(root);
@@ -222,20 +229,23 @@ int aoe_simulate_main(int argc, char **argv)
     const char *names[AOE_STRAT_COUNT + 2]; /* "all", or random and one */
     size_t n_names = pick(a.strategy, names);
     double *means = calloc(n_names * n_at, sizeof(double));
-    rc = means ? AOE_EXIT_OK : AOE_EXIT_FAIL;
+    double *ses = calloc(n_names * n_at, sizeof(double)), *ms = calloc(n_names, sizeof(double));
+    rc = means && ses && ms ? AOE_EXIT_OK : AOE_EXIT_FAIL;
     for (size_t s = 0; s < n_names && rc == AOE_EXIT_OK; s++)
-        if (aoe_sim_score(ds, names[s], a.max_evals, (int)a.runs, a.seed, at, n_at,
-                          means + s * n_at)) {
+        if (aoe_sim_score_stats(ds, names[s], a.max_evals, (int)a.runs, a.seed, at, n_at,
+                                means + s * n_at, ses + s * n_at, ms + s)) {
             fprintf(stderr, "aoe tune --simulate: out of memory scoring %s\n", names[s]);
             rc = AOE_EXIT_FAIL;
         }
     if (rc == AOE_EXIT_OK) {
         if (a.json)
-            print_json(ds, names, n_names, at, n_at, means);
+            print_json(ds, names, n_names, at, n_at, means, ses, ms);
         else
             print_table(ds, &a, names, n_names, at, n_at, means);
     }
     free(means);
+    free(ses);
+    free(ms);
     aoe_sim_free(ds);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <zlib.h>
 
 static void fail(char *err, size_t errlen, const char *fmt, ...)
@@ -312,22 +313,55 @@ double aoe_sim_fraction(double optimum, const double *trace, size_t n_trace, siz
 int aoe_sim_score(const aoe_sim_dataset *ds, const char *strategy, size_t max_evals, int runs,
                   uint64_t seed, const size_t *at, size_t n_at, double *mean_at)
 {
+    return aoe_sim_score_stats(ds, strategy, max_evals, runs, seed, at, n_at, mean_at, NULL, NULL);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+int aoe_sim_score_stats(const aoe_sim_dataset *ds, const char *strategy, size_t max_evals, int runs,
+                        uint64_t seed, const size_t *at, size_t n_at, double *mean_at,
+                        double *stderr_at, double *ms_per_eval)
+{
     aoe_sim_run run = {.ds = ds, .cap = max_evals};
     run.trace = malloc((max_evals ? max_evals : 1) * sizeof(double));
-    if (!run.trace) return -1;
+    double *sq = calloc(n_at ? n_at : 1, sizeof(double));
+    if (!run.trace || !sq) {
+        free(run.trace);
+        free(sq);
+        return -1;
+    }
     for (size_t j = 0; j < n_at; j++) mean_at[j] = 0;
+    size_t evals = 0;
+    double t0 = now_ms();
     for (int r = 0; r < runs; r++) {
         aoe_budget b = {.max_evals = max_evals, .seed = seed + (uint64_t)r, .start_config = -1};
         aoe_search_result res;
         run.n = 0;
         if (aoe_strategy_run(strategy, &ds->space, aoe_sim_eval, &run, &b, &res)) {
             free(run.trace);
+            free(sq);
             return -1;
         }
-        for (size_t j = 0; j < n_at; j++)
-            mean_at[j] += aoe_sim_fraction(ds->optimum, run.trace, run.n, at[j]);
+        evals += res.evaluations;
+        for (size_t j = 0; j < n_at; j++) {
+            double f = aoe_sim_fraction(ds->optimum, run.trace, run.n, at[j]);
+            mean_at[j] += f;
+            sq[j] += f * f;
+        }
     }
-    for (size_t j = 0; j < n_at && runs > 0; j++) mean_at[j] /= runs;
+    /* The look-up is free: the wall time is the strategy's own, choosing. */
+    if (ms_per_eval) *ms_per_eval = evals ? (now_ms() - t0) / (double)evals : 0;
+    for (size_t j = 0; j < n_at && runs > 0; j++) {
+        mean_at[j] /= runs;
+        double var = runs > 1 ? (sq[j] - runs * mean_at[j] * mean_at[j]) / (runs - 1) : 0;
+        if (stderr_at) stderr_at[j] = var > 0 ? sqrt(var / runs) : 0;
+    }
     free(run.trace);
+    free(sq);
     return 0;
 }

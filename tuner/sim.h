@@ -56,4 +56,12 @@ double aoe_sim_fraction(double optimum, const double *trace, size_t n_trace, siz
 int aoe_sim_score(const aoe_sim_dataset *ds, const char *strategy, size_t max_evals, int runs,
                   uint64_t seed, const size_t *at, size_t n_at, double *mean_at);
 
+/* The same, and the standard error of each mean (sample sd / sqrt(runs), 0
+ * for one run) and the wall-clock milliseconds the strategy took per
+ * evaluation (its time to choose: a simulated evaluation is a look-up);
+ * either may be NULL. */
+int aoe_sim_score_stats(const aoe_sim_dataset *ds, const char *strategy, size_t max_evals, int runs,
+                        uint64_t seed, const size_t *at, size_t n_at, double *mean_at,
+                        double *stderr_at, double *ms_per_eval);
+
 #endif

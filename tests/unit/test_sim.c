@@ -122,6 +122,54 @@ Test(sim, scoring_brute_force_over_the_whole_space_is_perfect, .fini = cleanup)
     aoe_sim_free(ds);
 }
 
+/* Standard errors: brute force over the whole space is perfect every run (0),
+ * the first evaluation alone is a random row (fractions 1/4, 1/2 or 1 here:
+ * the failed row scores 0), so its error is that of those values. */
+Test(sim, standard_errors_and_time_to_choose, .fini = cleanup)
+{
+    write_gz(good);
+    char err[256];
+    aoe_sim_dataset *ds = aoe_sim_load(path, err, sizeof err);
+    cr_assert_not_null(ds, "%s", err);
+    size_t at[] = {1, 5};
+    double mean[2], se[2], ms = -1, plain[2];
+    cr_assert_eq(aoe_sim_score_stats(ds, "brute", 5, 40, 1, at, 2, mean, se, &ms), 0);
+    cr_assert_eq(aoe_sim_score(ds, "brute", 5, 40, 1, at, 2, plain), 0);
+    cr_assert_eq(memcmp(mean, plain, sizeof mean), 0, "the means do not depend on the errors");
+    cr_assert_float_eq(se[1], 0.0, 1e-12);
+    cr_assert_gt(se[0], 0.01);
+    cr_assert_lt(se[0], 0.2);
+    cr_assert_geq(ms, 0.0);
+    cr_assert_eq(aoe_sim_score_stats(ds, "brute", 5, 1, 1, at, 2, mean, se, NULL), 0);
+    cr_assert_float_eq(se[0], 0.0, 1e-12, "one run has no spread");
+    aoe_sim_free(ds);
+}
+
+Test(sim, json_has_standard_errors_and_time_to_choose, .fini = cleanup)
+{
+    write_gz(good);
+    char *args[] = {"tune", "--simulate", path, "--strategy", "auto", "--max-evals",
+                    "3",    "--runs",     "4",  "--json",     NULL};
+    FILE *out = tmpfile();
+    cr_assert_not_null(out);
+    fflush(stdout);
+    int saved = dup(1);
+    dup2(fileno(out), 1);
+    int rc = aoe_simulate_main(10, args);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    cr_assert_eq(rc, AOE_EXIT_OK);
+    char buf[4096] = "";
+    rewind(out);
+    size_t n = fread(buf, 1, sizeof buf - 1, out);
+    fclose(out);
+    buf[n] = 0;
+    cr_assert(strstr(buf, "\"strategy\":\"auto\""), "%s", buf);
+    cr_assert(strstr(buf, "\"stderr_at\":{\"3\":"), "%s", buf);
+    cr_assert(strstr(buf, "\"ms_per_eval\":"), "%s", buf);
+}
+
 static void expect_rejected(const char *text, const char *needle)
 {
     write_gz(text);
