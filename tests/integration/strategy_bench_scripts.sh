@@ -50,18 +50,18 @@ grep -q "time to choose a configuration" "$T/report.md" || fail "no time to choo
   --kt-strategies pso,dual_annealing || fail "a complete result was not recognised"
 
 # cross-validate: two candidates, two families, two GPUs' worth of names
-printf '# two\ndefault\nnorandom --set off=8\n' >"$T/cands"
-"$cv" --build "$B" --datasets "$T/data" --candidates "$T/cands" --runs 2 --budgets 5,12 --criterion 12 \
+printf '# two\ndefault\nnostep --set off=8\n' >"$T/cands"
+"$cv" --build "$B" --datasets "$T/data" --candidates "$T/cands" --runs 2 --budgets 5,12 --report-at 12 \
   --out "$T/cv" >"$T/cv.md" 2>"$T/cv.err" || fail "cross-validate failed: $(cat "$T/cv.err")"
 grep -q '^In-sample choice (all spaces): \*\*' "$T/cv.md" || fail "no in-sample choice: $(cat "$T/cv.md")"
 grep -q '^| gemm | 1 | ' "$T/cv.md" && grep -q '^| other | 1 | ' "$T/cv.md" || fail "families not left out: $(cat "$T/cv.md")"
 grep -q "without its family: held-out .*drop at 12: " "$T/cv.md" && grep -q "same gpu: nothing to leave out" "$T/cv.md" || fail "no drop: $(cat "$T/cv.md")"
 n=$(find "$T/cv" -name '*.json' | wc -l)
 [ "$n" = 8 ] || fail "expected 8 cached scores (2 candidates x 2 spaces x 2 budgets), found $n"
-"$cv" --build "$B" --datasets "$T/data" --candidates "$T/cands" --runs 2 --budgets 5,12 --criterion 12 \
+"$cv" --build "$B" --datasets "$T/data" --candidates "$T/cands" --runs 2 --budgets 5,12 --report-at 12 \
   --out "$T/cv" >"$T/cv2.md" 2>&1 || fail "cross-validate from its cache failed"
 cmp -s "$T/cv.md" "$T/cv2.md" || fail "a rerun from the cache gave another report"
-for bad in "--runs 0" "--criterion 7 --budgets 5,12" "--candidates $T/none"; do
+for bad in "--runs 0" "--report-at 7 --budgets 5,12" "--criterion x" "--candidates $T/none"; do
   rc=0
   # shellcheck disable=SC2086
   "$cv" --build "$B" --datasets "$T/data" $bad >"$T/out" 2>&1 || rc=$?

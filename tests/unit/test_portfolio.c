@@ -144,7 +144,7 @@ Test(portfolio, settings_are_checked_and_take_effect)
     cr_assert_eq(aoe_portfolio_set("off", 1e7), -1);
     /* Every arm off: what is left is random search, draw for draw. */
     static probe a, r;
-    cr_assert_eq(aoe_portfolio_set("off", 15), 0);
+    cr_assert_eq(aoe_portfolio_set("off", 31), 0);
     run("auto", &bowl_space, &a, 60, 3);
     defaults();
     run("random", &bowl_space, &r, 60, 3);

@@ -82,3 +82,9 @@ void aoe_index_gp_predict(aoe_index_gp *g, const aoe_search *s, long row, double
     *mu = m;
     *sd = sqrt(var > 1e-12 ? var : 1e-12);
 }
+
+double aoe_expected_improvement(double f, double mu, double sd)
+{
+    double z = (f - mu) / sd;
+    return (f - mu) * 0.5 * erfc(-z / M_SQRT2) + sd * exp(-0.5 * z * z) / sqrt(2 * M_PI);
+}

@@ -31,6 +31,9 @@ void aoe_index_gp_free(aoe_index_gp *g);
 void aoe_index_gp_fit(aoe_index_gp *g, const aoe_search *s, const long *rows, const double *ys,
                       size_t n, const double *ls, int n_ls);
 
+/* Expected improvement below `f` of a normal (mu, sd). */
+double aoe_expected_improvement(double f, double mu, double sd);
+
 /* Posterior mean and standard deviation at row `row`. */
 void aoe_index_gp_predict(aoe_index_gp *g, const aoe_search *s, long row, double *mu, double *sd);
 

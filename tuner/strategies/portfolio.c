@@ -1,26 +1,29 @@
-/* The portfolio search ("auto"): four searches share one record of
+/* The portfolio search ("auto"): five searches share one record of
  * measurements, and each evaluation goes to one of them, drawn at random with
  * a probability that follows how often its recent proposals landed among the
  * best tenth measured so far (adaptive operator selection: probability
  * matching on discounted success rates, sharpened, with a floor so that none
- * is starved). The four:
+ * is starved). The five:
  *   model   the surrogate's next step (surrogate.c: additive model with
  *           Thompson sampling, neighbours by model mean, a pairwise GP when
  *           the incumbent stalls);
+ *   bo      expected improvement under a GP over normalised value indices
+ *           (trends along a parameter's range, which the additive model's
+ *           one weight per value cannot extrapolate);
  *   evolve  a child of two of the 8 best configurations (uniform crossover
  *           and one mutated value), as a genetic algorithm breeds;
  *   step    a random unseen neighbour (one parameter changed) of the best
  *           configuration, as a hill climber moves;
  *   random  a uniformly drawn unseen configuration.
- * Where the model is right it gets most evaluations; where it is wrong about
- * a space (an optimum its average effects do not point to), the model-free
- * searches take them, so the search keeps improving instead of stalling.
- * Spaces of at most 1024 configurations start with Bayesian optimisation
- * (surrogate_bo.c); spaces whose parameters have more than 512 values in all
- * run without the model. */
+ * Where a member is right about a space it gets most evaluations; where it is
+ * wrong the others take them, so the search keeps improving instead of
+ * stalling. Spaces of at most 1024 configurations start with Bayesian
+ * optimisation (surrogate_bo.c); spaces whose parameters have more than 512
+ * values in all run on evolve, step and random. */
 #include "tuner/strategies/portfolio.h"
 #include "tuner/strategies/additive_model.h"
 #include "tuner/strategies/common.h"
+#include "tuner/strategies/index_gp.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -34,13 +37,19 @@
 #define BO_EVALS 20      /* ... for their first 20 evaluations */
 #define PARENTS 8        /* evolve breeds from the 8 best */
 #define BREED_TRIES 64
+#define BO_OBS 200         /* the BO member's GP fits at most the 200 best configurations */
+#define BO_CANDIDATES 1024 /* ... and scores this many unseen rows drawn at random ... */
+#define BO_NEAR 3          /* ... and the unseen neighbours of the 3 best */
+#define BO_NOISE 0.1       /* observation noise variance, targets standardised */
+
+static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likelihood */
 
 #define SETTINGS(X)                                                                                \
     X(decay, 0.95, "weight an arm's past rewards keep per step")                                   \
     X(floor, 0.02, "least probability of every arm")                                               \
     X(top, 0.1, "a proposal is rewarded when its time is within this best share so far")           \
     X(sharp, 3.0, "an arm's probability follows its success rate to this power")                   \
-    X(off, 0, "bit mask of arms switched off: 1 model, 2 evolve, 4 step, 8 random")
+    X(off, 0, "bit mask of members switched off: 1 model, 2 bo, 4 evolve, 8 step, 16 random")
 
 #define FIELD(name, def, what) double name;
 #define DEFAULT(name, def, what) .name = def,
@@ -60,7 +69,7 @@ int aoe_portfolio_set(const char *name, double value)
     return -1;
 }
 
-enum { ARM_MODEL, ARM_EVOLVE, ARM_STEP, ARM_RANDOM, N_ARMS };
+enum { ARM_MODEL, ARM_BO, ARM_EVOLVE, ARM_STEP, ARM_RANDOM, N_ARMS };
 
 typedef struct {
     double win[N_ARMS], loss[N_ARMS];
@@ -135,6 +144,48 @@ static long step_pick(aoe_search *s, long best, long *nb, size_t cap)
     return n ? nb[aoe_rng_below(&s->rng, n)] : -1;
 }
 
+/* Bayesian optimisation: a GP over normalised value indices (index_gp.h)
+ * fitted to the best BO_OBS log times, and the unseen row of highest
+ * expected improvement among BO_CANDIDATES random ones and the neighbours of
+ * the best: it sees smooth trends along a parameter's values (a best block
+ * size at the end of its range) that the additive model's one weight per
+ * value does not extrapolate. */
+static long bo_pick(aoe_search *s, aoe_index_gp *g, const long *ranked, size_t n_ranked, double *ys,
+                    long *cand, long *nb, size_t cap, unsigned char *mark)
+{
+    size_t n = n_ranked < BO_OBS ? n_ranked : BO_OBS;
+    if (n < 2) return -1;
+    double sum = 0, sumsq = 0;
+    for (size_t i = 0; i < n; i++) {
+        ys[i] = log(s->times[ranked[i]]);
+        sum += ys[i], sumsq += ys[i] * ys[i];
+    }
+    double mean = sum / (double)n, var = sumsq / (double)n - mean * mean;
+    double sd = sqrt(var > 1e-12 ? var : 1e-12);
+    for (size_t i = 0; i < n; i++) ys[i] = (ys[i] - mean) / sd;
+    aoe_index_gp_fit(g, s, ranked, ys, n, bo_scales, (int)(sizeof bo_scales / sizeof bo_scales[0]));
+    size_t k = 0;
+    for (size_t i = 0; i < n_ranked && i < BO_NEAR; i++) {
+        size_t m = aoe_search_neighbours(s, ranked[i], false, nb, cap);
+        for (size_t j = 0; j < m; j++)
+            if (!aoe_search_seen(s, nb[j]) && !mark[nb[j]]) mark[nb[j]] = 1, cand[k++] = nb[j];
+    }
+    for (int t = 0; t < BO_CANDIDATES; t++) {
+        long r = (long)aoe_rng_below(&s->rng, s->space->n_configs);
+        if (!aoe_search_seen(s, r) && !mark[r]) mark[r] = 1, cand[k++] = r;
+    }
+    long best = -1;
+    double be = -INFINITY, f = ys[0];
+    for (size_t i = 0; i < k; i++) {
+        double mu, sdev;
+        aoe_index_gp_predict(g, s, cand[i], &mu, &sdev);
+        double ei = aoe_expected_improvement(f, mu, sdev);
+        if (ei > be) be = ei, best = cand[i];
+        mark[cand[i]] = 0;
+    }
+    return best;
+}
+
 /* Random configurations before the bandit starts (as the surrogate's own
  * start): 1/6 of the budget within [3, 10], no more than the model has free
  * weights. */
@@ -166,7 +217,12 @@ void aoe_strategy_portfolio(aoe_search *s)
     bandit b = {0};
     long *nb = malloc((cap ? cap : 1) * sizeof(long));
     long *ranked = malloc(sp->n_configs * sizeof(long));
-    if (!nb || !ranked) goto out;
+    long *cand = malloc((BO_CANDIDATES + BO_NEAR * cap + 1) * sizeof(long));
+    double *ys = malloc(BO_OBS * sizeof(double));
+    unsigned char *mark = calloc(sp->n_configs, 1);
+    aoe_index_gp g = {0};
+    if (!nb || !ranked || !cand || !ys || !mark || aoe_index_gp_init(&g, sp, BO_OBS, BO_NOISE))
+        goto out;
     sur = aoe_surrogate_new(s);
     size_t n_init = initial_count(s, cap), seen = 0, n_ranked = 0;
     while (!aoe_search_done(s)) {
@@ -181,6 +237,8 @@ void aoe_strategy_portfolio(aoe_search *s)
             arm = choose_arm(&b, &s->rng, sur != NULL);
             if (arm == ARM_MODEL)
                 next = aoe_surrogate_propose(sur, s);
+            else if (arm == ARM_BO)
+                next = bo_pick(s, &g, ranked, n_ranked, ys, cand, nb, cap, mark);
             else if (arm == ARM_STEP)
                 next = step_pick(s, ranked[0], nb, cap);
             else if (arm == ARM_EVOLVE)
@@ -194,6 +252,10 @@ void aoe_strategy_portfolio(aoe_search *s)
     }
 out:
     aoe_surrogate_free(sur);
+    aoe_index_gp_free(&g);
     free(nb);
     free(ranked);
+    free(cand);
+    free(ys);
+    free(mark);
 }

@@ -48,13 +48,6 @@ static long maximin_pick(aoe_search *s, const double *scale)
     return best;
 }
 
-/* Expected improvement below `f` of a normal (mu, sd). */
-static double expected_improvement(double f, double mu, double sd)
-{
-    double z = (f - mu) / sd;
-    return (f - mu) * 0.5 * erfc(-z / M_SQRT2) + sd * exp(-0.5 * z * z) / sqrt(2 * M_PI);
-}
-
 /* Parameters that vary, plus one: the start design's size (at most a third of
  * the phase, at least 2). */
 static size_t design_size(const aoe_search_space *sp, size_t until)
@@ -112,7 +105,7 @@ void aoe_surrogate_bo(aoe_search *s, size_t until)
                 if (aoe_search_seen(s, (long)r)) continue;
                 double mu, sdev;
                 aoe_index_gp_predict(&g, s, (long)r, &mu, &sdev);
-                double ei = expected_improvement(f, mu, sdev);
+                double ei = aoe_expected_improvement(f, mu, sdev);
                 if (ei > best) best = ei, next = (long)r;
             }
         }
