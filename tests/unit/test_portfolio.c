@@ -72,7 +72,7 @@ static void defaults(void)
     cr_assert_eq(aoe_portfolio_set("floor", 0.02), 0);
     cr_assert_eq(aoe_portfolio_set("top", 0.1), 0);
     cr_assert_eq(aoe_portfolio_set("sharp", 3), 0);
-    cr_assert_eq(aoe_portfolio_set("off", 0), 0);
+    cr_assert_eq(aoe_portfolio_set("off", 16), 0);
 }
 
 Test(portfolio, beats_random_and_finds_the_optimum_of_a_smooth_space)

@@ -1,9 +1,9 @@
-/* The portfolio search ("auto"): five searches share one record of
+/* The portfolio search ("auto"): four searches share one record of
  * measurements, and each evaluation goes to one of them, drawn at random with
  * a probability that follows how often its recent proposals landed among the
  * best tenth measured so far (adaptive operator selection: probability
  * matching on discounted success rates, sharpened, with a floor so that none
- * is starved). The five:
+ * is starved). The four:
  *   model   the surrogate's next step (surrogate.c: additive model with
  *           Thompson sampling, neighbours by model mean, a pairwise GP when
  *           the incumbent stalls);
@@ -13,13 +13,14 @@
  *   evolve  a child of two of the 8 best configurations (uniform crossover
  *           and one mutated value), as a genetic algorithm breeds;
  *   step    a random unseen neighbour (one parameter changed) of the best
- *           configuration, as a hill climber moves;
- *   random  a uniformly drawn unseen configuration.
- * Where a member is right about a space it gets most evaluations; where it is
- * wrong the others take them, so the search keeps improving instead of
- * stalling. Spaces of at most 1024 configurations start with Bayesian
- * optimisation (surrogate_bo.c); spaces whose parameters have more than 512
- * values in all run on evolve, step and random. */
+ *           configuration, as a hill climber moves.
+ * A fifth, uniform random sampling, is off: cross-validation over the
+ * recorded spaces dropped it (scripts/bench/cross-validate; `--set off=0` in
+ * simulation turns it back on). Where a member is right about a space it
+ * gets most evaluations; where it is wrong the others take them, so the
+ * search keeps improving instead of stalling. Spaces of at most 1024
+ * configurations start with Bayesian optimisation (surrogate_bo.c); spaces
+ * whose parameters have more than 512 values in all run on evolve and step. */
 #include "tuner/strategies/portfolio.h"
 #include "tuner/strategies/additive_model.h"
 #include "tuner/strategies/common.h"
@@ -49,7 +50,7 @@ static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likeli
     X(floor, 0.02, "least probability of every arm")                                               \
     X(top, 0.1, "a proposal is rewarded when its time is within this best share so far")           \
     X(sharp, 3.0, "an arm's probability follows its success rate to this power")                   \
-    X(off, 0, "bit mask of members switched off: 1 model, 2 bo, 4 evolve, 8 step, 16 random")
+    X(off, 16, "bit mask of members switched off: 1 model, 2 bo, 4 evolve, 8 step, 16 random")
 
 #define FIELD(name, def, what) double name;
 #define DEFAULT(name, def, what) .name = def,
