@@ -102,6 +102,9 @@ typedef struct aoe_surrogate aoe_surrogate;
 aoe_surrogate *aoe_surrogate_new(aoe_search *s);
 long aoe_surrogate_propose(aoe_surrogate *st, aoe_search *s);
 void aoe_surrogate_free(aoe_surrogate *st);
+/* Random configurations the surrogate measures before its model is fitted
+ * (the portfolio's start too). */
+size_t aoe_surrogate_initial_count(const aoe_search *s);
 /* The surrogate's Bayesian-optimisation phase on small spaces: evaluates
  * until `until` distinct configurations were measured (surrogate_bo.c). */
 void aoe_surrogate_bo(aoe_search *s, size_t until);

@@ -30,9 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N_INIT 10        /* random configurations before the models are used, at most ... */
-#define N_INIT_MIN 3     /* ... at least, ... */
-#define INIT_SHARE 6     /* ... and 1/6 of a small budget */
 #define MAX_FEATURES 512 /* beyond this the model costs too much (surrogate.c) */
 #define SMALL_SPACE 1024 /* spaces up to this size start with Bayesian optimisation ... */
 #define BO_EVALS 20      /* ... for their first 20 evaluations */
@@ -187,18 +184,6 @@ static long bo_pick(aoe_search *s, aoe_index_gp *g, const long *ranked, size_t n
     return best;
 }
 
-/* Random configurations before the bandit starts (as the surrogate's own
- * start): 1/6 of the budget within [3, 10], no more than the model has free
- * weights. */
-static size_t initial_count(const aoe_search *s, size_t features)
-{
-    size_t n = s->max_evals / INIT_SHARE;
-    size_t free_weights = features - (size_t)s->space->n_params + 1;
-    if (n > N_INIT) n = N_INIT;
-    if (n > free_weights) n = free_weights;
-    return n < N_INIT_MIN ? N_INIT_MIN : n;
-}
-
 /* Time below which a new measurement is rewarded: the best `top` share of
  * the successful times (ranked, best first), at least the best one. */
 static double reward_bar(const aoe_search *s, const long *ranked, size_t n)
@@ -225,7 +210,7 @@ void aoe_strategy_portfolio(aoe_search *s)
     if (!nb || !ranked || !cand || !ys || !mark || aoe_index_gp_init(&g, sp, BO_OBS, BO_NOISE))
         goto out;
     sur = aoe_surrogate_new(s);
-    size_t n_init = initial_count(s, cap), seen = 0, n_ranked = 0;
+    size_t n_init = aoe_surrogate_initial_count(s), seen = 0, n_ranked = 0;
     while (!aoe_search_done(s)) {
         for (; seen < s->evals; seen++) {
             long r = s->history[seen];

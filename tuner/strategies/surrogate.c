@@ -185,6 +185,11 @@ struct aoe_surrogate {
     int step;
 };
 
+size_t aoe_surrogate_initial_count(const aoe_search *s)
+{
+    return initial_count(s, aoe_search_max_neighbours(s));
+}
+
 void aoe_surrogate_free(aoe_surrogate *st)
 {
     if (!st) return;
