@@ -15,9 +15,9 @@ int bank_cmd_export(int argc, char **argv)
     bank_args a = {.cmd = "export",
                    .help = "usage: aoe bank export [-o FILE] [--fingerprint FP] [--json]\n\n"
                            "Writes every record (or one device's) as a JSON document to FILE\n"
-                           "(written to FILE.tmp, then renamed) or stdout. The format is in the\n"
-                           "README, section \"The knowledge bank\". --json with -o: the summary\n"
-                           "as JSON.\n",
+                           "(written to FILE.tmp, then renamed) or stdout. The format is in\n"
+                           "docs/formats.md, section \"The knowledge bank\". --json with -o: the\n"
+                           "summary as JSON.\n",
                    .allowed = BOPT_FP | BOPT_OUTPUT};
     int rc = bank_parse(&a, argc, argv);
     if (rc >= 0) return rc;
