@@ -40,7 +40,7 @@ static void usage(FILE *out)
         "  --seed K       first seed (default 1)\n"
         "  --set N=V      one setting of the portfolio search (auto), to choose them\n"
         "                 by cross-validation (scripts/bench/cross-validate): decay,\n"
-        "                 floor, top, sharp, off (tuner/strategies/portfolio.c)\n"
+        "                 floor, top, sharp, off, rule, gain (tuner/strategies/portfolio.c)\n"
         "  --json         {\"dataset\", \"optimum\", \"strategies\": [{\"strategy\",\n"
         "                 \"fraction_at\": {\"25\": f, ...}, \"stderr_at\": {\"25\": se, ...},\n"
         "                 \"ms_per_eval\": time to choose one configuration}]}\n");
@@ -109,7 +109,7 @@ static int parse_args(int argc, char **argv, sim_args *a)
                 aoe_portfolio_set(name, x)) {
                 fprintf(stderr,
                         "aoe tune --simulate: --set needs NAME=VALUE with a known name and a "
-                        "value in 0..1e6, not '%s'\n",
+                        "value in 0..1e6 (rule: 0 or 1; gain: below 1), not '%s'\n",
                         v);
                 return -1;
             }

@@ -1,9 +1,12 @@
 /* The portfolio search ("auto"): four searches share one record of
  * measurements, and each evaluation goes to one of them, drawn at random with
- * a probability that follows how often its recent proposals landed among the
- * best tenth measured so far (adaptive operator selection: probability
+ * a probability that follows how often its recent proposals beat the best
+ * time so far by at least 2 % (adaptive operator selection: probability
  * matching on discounted success rates, sharpened, with a floor so that none
- * is starved). The four:
+ * is starved). A margin, not any improvement and not "among the best tenth":
+ * on a plateau (pnpoly's block size barely matters) a member that only walks
+ * between near-equal configurations would otherwise be paid for ties and take
+ * the budget from the members that find the next real step. The four:
  *   model   the surrogate's next step (surrogate.c: additive model with
  *           Thompson sampling, neighbours by model mean, a pairwise GP when
  *           the incumbent stalls);
@@ -45,9 +48,12 @@ static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likeli
 #define SETTINGS(X)                                                                                \
     X(decay, 0.95, "weight an arm's past rewards keep per step")                                   \
     X(floor, 0.02, "least probability of every arm")                                               \
-    X(top, 0.1, "a proposal is rewarded when its time is within this best share so far")           \
+    X(top, 0.1, "rule 0: a proposal is rewarded when its time is within this best share so far")   \
     X(sharp, 3.0, "an arm's probability follows its success rate to this power")                   \
-    X(off, 16, "bit mask of members switched off: 1 model, 2 bo, 4 evolve, 8 step, 16 random")
+    X(off, 16, "bit mask of members switched off: 1 model, 2 bo, 4 evolve, 8 step, 16 random")     \
+    X(rule, 1,                                                                                     \
+      "what is rewarded: 0 a time within the best `top` share, 1 beating the best by gain")        \
+    X(gain, 0.02, "rule 1: the share by which a time must beat the best to be rewarded")
 
 #define FIELD(name, def, what) double name;
 #define DEFAULT(name, def, what) .name = def,
@@ -63,6 +69,9 @@ static struct {
 int aoe_portfolio_set(const char *name, double value)
 {
     if (!name || !isfinite(value) || value < 0 || value > 1e6) return -1;
+    if ((!strcmp(name, "rule") && value != 0 && value != 1) ||
+        (!strcmp(name, "gain") && value >= 1))
+        return -1;
     SETTINGS(SET)
     return -1;
 }
@@ -184,11 +193,13 @@ static long bo_pick(aoe_search *s, aoe_index_gp *g, const long *ranked, size_t n
     return best;
 }
 
-/* Time below which a new measurement is rewarded: the best `top` share of
- * the successful times (ranked, best first), at least the best one. */
+/* Time below which a new measurement is rewarded: the best time less `gain`
+ * (rule 1), or the best `top` share of the successful times (rule 0, the
+ * first design; ranked, best first), at least the best one. */
 static double reward_bar(const aoe_search *s, const long *ranked, size_t n)
 {
     if (!n) return INFINITY;
+    if (set.rule >= 1) return s->times[ranked[0]] * (1 - set.gain);
     size_t k = (size_t)(set.top * (double)n);
     return s->times[ranked[k < n ? k : n - 1]];
 }
