@@ -109,7 +109,7 @@ static int parse_args(int argc, char **argv, sim_args *a)
                 aoe_portfolio_set(name, x)) {
                 fprintf(stderr,
                         "aoe tune --simulate: --set needs NAME=VALUE with a known name and a "
-                        "value in 0..1e6 (rule: 0 or 1; gain: below 1), not '%s'\n",
+                        "value in 0..1e6 (rule: 0 or 1; gain: at most 0.99), not '%s'\n",
                         v);
                 return -1;
             }

@@ -45,33 +45,34 @@
 
 static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likelihood */
 
+/* Each setting with its default, the largest value it takes, whether it is a
+ * whole number, and what it means; every one is at least 0. */
 #define SETTINGS(X)                                                                                \
-    X(decay, 0.95, "weight an arm's past rewards keep per step")                                   \
-    X(floor, 0.02, "least probability of every arm")                                               \
-    X(top, 0.1, "rule 0: a proposal is rewarded when its time is within this best share so far")   \
-    X(sharp, 3.0, "an arm's probability follows its success rate to this power")                   \
-    X(off, 16, "bit mask of members switched off: 1 model, 2 bo, 4 evolve, 8 step, 16 random")     \
-    X(rule, 1,                                                                                     \
+    X(decay, 0.95, 1e6, 0, "weight an arm's past rewards keep per step")                           \
+    X(floor, 0.02, 1e6, 0, "least probability of every arm")                                       \
+    X(top, 0.1, 1e6, 0, "rule 0: a proposal is rewarded when its time is within this best share")  \
+    X(sharp, 3.0, 1e6, 0, "an arm's probability follows its success rate to this power")           \
+    X(off, 16, 1e6, 0,                                                                             \
+      "bit mask of members switched off: 1 model, 2 bo, 4 evolve, 8 step, 16 random")              \
+    X(rule, 1, 1, 1,                                                                               \
       "what is rewarded: 0 a time within the best `top` share, 1 beating the best by gain")        \
-    X(gain, 0.02, "rule 1: the share by which a time must beat the best to be rewarded")
+    X(gain, 0.02, 0.99, 0, "rule 1: the share by which a time must beat the best to be rewarded")
 
-#define FIELD(name, def, what) double name;
-#define DEFAULT(name, def, what) .name = def,
+#define FIELD(name, def, max, whole, what) double name;
+#define DEFAULT(name, def, max, whole, what) .name = def,
 static struct {
     SETTINGS(FIELD)
 } set = {SETTINGS(DEFAULT)};
 
-#define SET(n, def, what)                                                                          \
+#define SET(n, def, max, whole, what)                                                              \
     if (!strcmp(name, #n)) {                                                                       \
+        if (value > max || (whole && value != floor(value))) return -1;                            \
         set.n = value;                                                                             \
         return 0;                                                                                  \
     }
 int aoe_portfolio_set(const char *name, double value)
 {
-    if (!name || !isfinite(value) || value < 0 || value > 1e6) return -1;
-    if ((!strcmp(name, "rule") && value != 0 && value != 1) ||
-        (!strcmp(name, "gain") && value >= 1))
-        return -1;
+    if (!name || !isfinite(value) || value < 0) return -1;
     SETTINGS(SET)
     return -1;
 }
