@@ -6,11 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 spool="$AOE_WORK_PATH/spool"
-# Every run builds from source: with pyopencl's binary cache a cold first run
-# builds from source and later runs (or a second process) from the cached
-# binary, which the shim keys by its own hash (docs/design.md), so the runs
-# would not share one operator and the outcome would depend on the cache.
-export PYOPENCL_NO_CACHE=1
+pyopencl_from_source
 run() { AOE_LOG_LEVEL=debug LD_PRELOAD="$HOOK" "$PY" "$S/tests/clients/pyopencl_client.py" --size 128 --repeat 1 --until-file "$T/stop" --checksum; }
 run >"$T/out1" 2>"$T/err1" &
 p1=$!

@@ -6,11 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 export AOE_TUNE_MODE=offline # capture only: nothing drains the spool
-# Every run builds from source: with pyopencl's binary cache a cold first run
-# builds from source and later runs (or a second process) from the cached
-# binary, which the shim keys by its own hash (docs/design.md), so the runs
-# would not share one operator and the outcome would depend on the cache.
-export PYOPENCL_NO_CACHE=1
+pyopencl_from_source
 client=("$PY" "$S/tests/clients/many_kernels.py")
 jobs_in() { find "$1" -maxdepth 1 -name '*.job' | wc -l; }
 
