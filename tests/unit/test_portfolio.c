@@ -69,7 +69,7 @@ static aoe_search_result run(const char *name, const aoe_search_space *sp, probe
 static void defaults(void)
 {
     cr_assert_eq(aoe_portfolio_set("decay", 0.95), 0);
-    cr_assert_eq(aoe_portfolio_set("floor", 0.02), 0);
+    cr_assert_eq(aoe_portfolio_set("floor", 0.01), 0);
     cr_assert_eq(aoe_portfolio_set("top", 0.1), 0);
     cr_assert_eq(aoe_portfolio_set("sharp", 3), 0);
     cr_assert_eq(aoe_portfolio_set("off", 16), 0);
@@ -142,7 +142,7 @@ Test(portfolio, without_the_model_on_a_space_too_wide_for_it)
  * block size and tie with it. Paid for landing among the best tenth (rule 0)
  * the members that walk the plateau are paid for ties; paid only for beating
  * the best by 2 % (rule 1, the default) they are not. Over 20 runs of 100
- * evaluations: 854 ties against 789, mean best 1.0150 against 1.0050. */
+ * evaluations: 864 ties against 803, mean best 1.0150 against 1.0075. */
 #define PB 40
 #define PT 11
 #define PLATEAU_ROWS (PB * PT * 4 * 3) /* 5280 */

@@ -49,7 +49,7 @@ static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likeli
  * whole number, and what it means; every one is at least 0. */
 #define SETTINGS(X)                                                                                \
     X(decay, 0.95, 1e6, 0, "weight an arm's past rewards keep per step")                           \
-    X(floor, 0.02, 1e6, 0, "least probability of every arm")                                       \
+    X(floor, 0.01, 1e6, 0, "least probability of every arm")                                       \
     X(top, 0.1, 1e6, 0, "rule 0: a proposal is rewarded when its time is within this best share")  \
     X(sharp, 3.0, 1e6, 0, "an arm's probability follows its success rate to this power")           \
     X(off, 16, 1e6, 0,                                                                             \
