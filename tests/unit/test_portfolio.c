@@ -65,17 +65,8 @@ static aoe_search_result run(const char *name, const aoe_search_space *sp, probe
 }
 
 /* Settings are process-wide: every test that changes one puts the defaults
- * back (the ThreadSanitizer build runs the unit tests in one process). */
-static void defaults(void)
-{
-    cr_assert_eq(aoe_portfolio_set("decay", 0.95), 0);
-    cr_assert_eq(aoe_portfolio_set("floor", 0.01), 0);
-    cr_assert_eq(aoe_portfolio_set("top", 0.1), 0);
-    cr_assert_eq(aoe_portfolio_set("sharp", 3), 0);
-    cr_assert_eq(aoe_portfolio_set("off", 16), 0);
-    cr_assert_eq(aoe_portfolio_set("rule", 1), 0);
-    cr_assert_eq(aoe_portfolio_set("gain", 0.02), 0);
-}
+ * back (aoe_portfolio_defaults: the ThreadSanitizer build runs the unit tests
+ * in one process). */
 
 Test(portfolio, beats_random_and_finds_the_optimum_of_a_smooth_space)
 {
@@ -200,7 +191,7 @@ Test(portfolio, rewards_progress_not_ties_on_a_plateau)
             sum[rule] += a.best_time;
         }
     }
-    defaults();
+    aoe_portfolio_defaults();
     cr_log_info("ties in 20 x 100: rule 0 %d, rule 1 %d; mean best %.4f, %.4f", ties[0], ties[1],
                 sum[0] / 20, sum[1] / 20);
     cr_assert_lt(ties[1], ties[0], "ties: rule 1 %d, rule 0 %d", ties[1], ties[0]);
@@ -222,7 +213,7 @@ Test(portfolio, settings_are_checked_and_take_effect)
     static probe a, r;
     cr_assert_eq(aoe_portfolio_set("off", 31), 0);
     run("auto", &bowl_space, &a, 60, 3);
-    defaults();
+    aoe_portfolio_defaults();
     run("random", &bowl_space, &r, 60, 3);
     cr_assert_eq(memcmp(a.trace, r.trace, 60 * sizeof(long)), 0);
     /* With its defaults back it is a different search. */
@@ -248,5 +239,5 @@ Test(portfolio, cli_set_is_parsed_and_bad_ones_refused)
         while (bad[i][argc]) argc++;
         cr_assert_eq(aoe_simulate_main(argc, bad[i]), AOE_EXIT_USAGE, "case %zu", i);
     }
-    defaults();
+    aoe_portfolio_defaults();
 }

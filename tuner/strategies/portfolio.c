@@ -60,9 +60,15 @@ static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likeli
 
 #define FIELD(name, def, max, whole, what) double name;
 #define DEFAULT(name, def, max, whole, what) .name = def,
-static struct {
+typedef struct {
     SETTINGS(FIELD)
-} set = {SETTINGS(DEFAULT)};
+} settings;
+static settings set = {SETTINGS(DEFAULT)};
+
+void aoe_portfolio_defaults(void)
+{
+    set = (settings){SETTINGS(DEFAULT)};
+}
 
 #define SET(n, def, max, whole, what)                                                              \
     if (!strcmp(name, #n)) {                                                                       \

@@ -4,8 +4,12 @@
 #ifndef AOE_STRATEGIES_PORTFOLIO_H
 #define AOE_STRATEGIES_PORTFOLIO_H
 
-/* Sets one setting; returns 0, or -1 for an unknown name or a negative or
- * non-finite value. */
+/* Sets one setting; returns 0, or -1 for an unknown name or a value that is
+ * negative, non-finite, above the setting's largest or not a whole number
+ * where one is needed. */
 int aoe_portfolio_set(const char *name, double value);
+
+/* Puts every setting back to its default (the settings are process-wide). */
+void aoe_portfolio_defaults(void);
 
 #endif
