@@ -198,6 +198,75 @@ Test(portfolio, rewards_progress_not_ties_on_a_plateau)
     cr_assert_lt(sum[1], sum[0], "mean best: rule 1 %.4f, rule 0 %.4f", sum[1] / 20, sum[0] / 20);
 }
 
+/* A tiled kernel's fast path, as the convolutions have: a block size (16
+ * values) with a smooth effect, and four flags of 3 values whose average
+ * effects point away from the combination (2, 2, 2, 2) that is twice as fast
+ * as anything else. The shape member (bit 32 of `off`) measures new
+ * combinations of the flags, at least 3 of them changed, at the model's best
+ * block size. */
+#define SB 16
+#define SHAPE_ROWS (SB * 81) /* 1296: past the small-space phase */
+static uint16_t shape_rows[SHAPE_ROWS * 5];
+static const int shape_values[5] = {SB, 3, 3, 3, 3};
+
+static double shape_time(const uint16_t *r)
+{
+    double block = 1 + 0.02 * fabs(r[0] - 11.0);
+    if (r[1] == 2 && r[2] == 2 && r[3] == 2 && r[4] == 2) return 0.5 * block;
+    return block * (1 + 0.1 * (r[1] + r[2] + r[3] + r[4]));
+}
+
+static double shape_eval(void *ctx, size_t config)
+{
+    probe *p = ctx;
+    if (p->calls < 256) p->trace[p->calls] = (long)config;
+    p->calls++;
+    return shape_time(p->sp->configs + config * 5);
+}
+
+/* Evaluations that change at least 3 flags of the best configuration so far. */
+static int shape_moves(const probe *p)
+{
+    const uint16_t *best = NULL;
+    int moves = 0;
+    for (size_t i = 0; i < p->calls && i < 256; i++) {
+        const uint16_t *r = shape_rows + p->trace[i] * 5;
+        int changed = 0;
+        for (int q = 1; best && q < 5; q++) changed += r[q] != best[q];
+        moves += changed >= 3;
+        if (!best || shape_time(r) < shape_time(best)) best = r;
+    }
+    return moves;
+}
+
+Test(portfolio, shape_member_measures_new_combinations_of_the_narrow_parameters)
+{
+    for (int i = 0; i < SHAPE_ROWS; i++)
+        for (int q = 0, x = i; q < 5; x /= shape_values[q], q++)
+            shape_rows[i * 5 + q] = (uint16_t)(x % shape_values[q]);
+    aoe_search_space sp = {5, shape_values, SHAPE_ROWS, shape_rows, NULL};
+    static probe p;
+    int moves[2] = {0, 0}, found[2] = {0, 0};
+    for (int on = 0; on <= 1; on++) {
+        cr_assert_eq(aoe_portfolio_set("off", on ? 16 : 48), 0);
+        for (uint64_t seed = 1; seed <= 20; seed++) {
+            aoe_budget b = {.max_evals = 60, .seed = seed, .start_config = -1};
+            aoe_search_result a;
+            memset(&p, 0, sizeof p);
+            p.sp = &sp;
+            cr_assert_eq(aoe_strategy_run("auto", &sp, shape_eval, &p, &b, &a), 0);
+            cr_assert_eq(a.evaluations, 60);
+            moves[on] += shape_moves(&p);
+            found[on] += a.best_time < 0.75;
+        }
+    }
+    aoe_portfolio_defaults();
+    cr_log_info("20 x 60: 3-flag moves %d off, %d on; fast path found %d off, %d on", moves[0],
+                moves[1], found[0], found[1]);
+    cr_assert_gt(moves[1], moves[0], "3-flag moves: on %d, off %d", moves[1], moves[0]);
+    cr_assert_geq(found[1], found[0], "fast path found: on %d, off %d", found[1], found[0]);
+}
+
 Test(portfolio, settings_are_checked_and_take_effect)
 {
     make_bowl();
@@ -211,7 +280,7 @@ Test(portfolio, settings_are_checked_and_take_effect)
     cr_assert_eq(aoe_portfolio_set("gain", 1), -1);
     /* Every arm off: what is left is random search, draw for draw. */
     static probe a, r;
-    cr_assert_eq(aoe_portfolio_set("off", 31), 0);
+    cr_assert_eq(aoe_portfolio_set("off", 63), 0);
     run("auto", &bowl_space, &a, 60, 3);
     aoe_portfolio_defaults();
     run("random", &bowl_space, &r, 60, 3);

@@ -102,6 +102,12 @@ typedef struct aoe_surrogate aoe_surrogate;
 aoe_surrogate *aoe_surrogate_new(aoe_search *s);
 long aoe_surrogate_propose(aoe_surrogate *st, aoe_search *s);
 void aoe_surrogate_free(aoe_surrogate *st);
+/* Whether shape steps are possible on this space (see surrogate.c). */
+bool aoe_surrogate_has_shapes(const aoe_surrogate *st);
+/* A shape step now: an unseen row, or -1 (none left, or not possible here). */
+long aoe_surrogate_shape(aoe_surrogate *st, aoe_search *s);
+/* From now on propose makes no periodic shape steps: the caller makes them. */
+void aoe_surrogate_leave_shapes(aoe_surrogate *st);
 /* Random configurations the surrogate measures before its model is fitted
  * (the portfolio's start too). */
 size_t aoe_surrogate_initial_count(const aoe_search *s);

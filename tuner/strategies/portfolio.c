@@ -18,8 +18,13 @@
  *   step    a random unseen neighbour (one parameter changed) of the best
  *           configuration, as a hill climber moves.
  * A fifth, uniform random sampling, is off: cross-validation over the
- * recorded spaces dropped it (scripts/bench/cross-validate; `--set off=0` in
- * simulation turns it back on). Where a member is right about a space it
+ * recorded spaces dropped it (scripts/bench/cross-validate; `--set off=32` in
+ * simulation turns it back on). A sixth, off by default until the
+ * cross-validation has scored it (`--set off=16`), is the model's shape step
+ * as a member of its own (surrogate.c; only where shape steps are possible,
+ * and the model then leaves them to it): in the mixture the model makes a
+ * quarter of the steps and so a quarter of its every-6th shape steps, which
+ * find the tiled fast paths of the convolutions. Where a member is right about a space it
  * gets most evaluations; where it is wrong the others take them, so the
  * search keeps improving instead of stalling. Spaces of at most 1024
  * configurations start with Bayesian optimisation (surrogate_bo.c); spaces
@@ -52,8 +57,8 @@ static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likeli
     X(floor, 0.01, 1e6, 0, "least probability of every arm")                                       \
     X(top, 0.1, 1e6, 0, "rule 0: a proposal is rewarded when its time is within this best share")  \
     X(sharp, 3.0, 1e6, 0, "an arm's probability follows its success rate to this power")           \
-    X(off, 16, 1e6, 0,                                                                             \
-      "bit mask of members switched off: 1 model, 2 bo, 4 evolve, 8 step, 16 random")              \
+    X(off, 48, 1e6, 0,                                                                             \
+      "bit mask of members switched off: 1 model, 2 bo, 4 evolve, 8 step, 16 random, 32 shape")    \
     X(rule, 1, 1, 1,                                                                               \
       "what is rewarded: 0 a time within the best `top` share, 1 beating the best by gain")        \
     X(gain, 0.02, 0.99, 0, "rule 1: the share by which a time must beat the best to be rewarded")
@@ -83,21 +88,21 @@ int aoe_portfolio_set(const char *name, double value)
     return -1;
 }
 
-enum { ARM_MODEL, ARM_BO, ARM_EVOLVE, ARM_STEP, ARM_RANDOM, N_ARMS };
+enum { ARM_MODEL, ARM_BO, ARM_EVOLVE, ARM_STEP, ARM_RANDOM, ARM_SHAPE, N_ARMS };
 
 typedef struct {
     double win[N_ARMS], loss[N_ARMS];
 } bandit;
 
-/* An arm drawn with probability floor + (1 - n floor) rate^sharp / sum, rate
- * the discounted success rate with a Beta(0.5, 0.5) prior; -1 when every arm
- * is off. */
-static int choose_arm(bandit *b, aoe_rng *rng, bool models)
+/* An arm drawn among those whose bit is clear in `off` with probability
+ * floor + (1 - n floor) rate^sharp / sum, rate the discounted success rate
+ * with a Beta(0.5, 0.5) prior; -1 when every arm is off. */
+static int choose_arm(bandit *b, aoe_rng *rng, int off)
 {
     double rate[N_ARMS], sum = 0;
-    int first = models ? 0 : ARM_EVOLVE, n = N_ARMS - first;
-    for (int a = first; a < N_ARMS; a++) {
-        if ((int)set.off >> a & 1) {
+    int n = N_ARMS;
+    for (int a = 0; a < N_ARMS; a++) {
+        if (off >> a & 1) {
             rate[a] = 0;
             n--;
             continue;
@@ -108,13 +113,15 @@ static int choose_arm(bandit *b, aoe_rng *rng, bool models)
     if (n <= 0 || !(sum > 0)) return -1; /* every arm off: random steps */
     double fl = set.floor * n < 1 ? set.floor : 1.0 / n;
     double u = aoe_rng_uniform(rng);
-    for (int a = first; a < N_ARMS; a++) {
-        if ((int)set.off >> a & 1) continue;
+    for (int a = 0; a < N_ARMS; a++) {
+        if (off >> a & 1) continue;
         double p = fl + (1 - fl * n) * rate[a] / sum;
         if (u < p) return a;
         u -= p;
     }
-    return N_ARMS - 1;
+    for (int a = N_ARMS - 1; a >= 0; a--) /* rounding: the last arm on */
+        if (!(off >> a & 1)) return a;
+    return -1;
 }
 
 /* Every arm's record fades by `decay` per step, so the allocation follows
@@ -228,6 +235,15 @@ void aoe_strategy_portfolio(aoe_search *s)
     if (!nb || !ranked || !cand || !ys || !mark || aoe_index_gp_init(&g, sp, BO_OBS, BO_NOISE))
         goto out;
     sur = aoe_surrogate_new(s);
+    /* Members that cannot run here are off: the model's three without the
+     * model, the shape step where the space has no shapes. */
+    int off = (int)set.off;
+    if (!sur)
+        off |= 1 << ARM_MODEL | 1 << ARM_BO | 1 << ARM_SHAPE;
+    else if (!aoe_surrogate_has_shapes(sur))
+        off |= 1 << ARM_SHAPE;
+    else if (!(off >> ARM_SHAPE & 1))
+        aoe_surrogate_leave_shapes(sur);
     size_t n_init = aoe_surrogate_initial_count(s), seen = 0, n_ranked = 0;
     while (!aoe_search_done(s)) {
         for (; seen < s->evals; seen++) {
@@ -238,7 +254,7 @@ void aoe_strategy_portfolio(aoe_search *s)
         long next = -1;
         int arm = -1;
         if (n_ranked >= n_init) {
-            arm = choose_arm(&b, &s->rng, sur != NULL);
+            arm = choose_arm(&b, &s->rng, off);
             if (arm == ARM_MODEL)
                 next = aoe_surrogate_propose(sur, s);
             else if (arm == ARM_BO)
@@ -247,6 +263,8 @@ void aoe_strategy_portfolio(aoe_search *s)
                 next = step_pick(s, ranked[0], nb, cap);
             else if (arm == ARM_EVOLVE)
                 next = evolve_pick(s, ranked, n_ranked);
+            else if (arm == ARM_SHAPE)
+                next = aoe_surrogate_shape(sur, s);
         }
         if (next < 0) next = aoe_search_random_unseen(s);
         if (next < 0) break;

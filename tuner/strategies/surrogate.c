@@ -181,6 +181,7 @@ struct aoe_surrogate {
     unsigned char *mark;
     size_t cap, cap2, gp_cap, n_init, seen, n_ranked, improved_at;
     bool wide, shapes;
+    bool shapes_left; /* its periodic shape steps are the caller's (the portfolio's shape member) */
     double last_best;
     int step;
 };
@@ -230,7 +231,19 @@ aoe_surrogate *aoe_surrogate_new(aoe_search *s)
     return st;
 }
 
-long aoe_surrogate_propose(aoe_surrogate *st, aoe_search *s)
+bool aoe_surrogate_has_shapes(const aoe_surrogate *st)
+{
+    return st->shapes;
+}
+
+void aoe_surrogate_leave_shapes(aoe_surrogate *st)
+{
+    st->shapes_left = true;
+}
+
+/* One step of the schedule, or a shape step now (shape_now: not counted as a
+ * step of the schedule). */
+static long propose(aoe_surrogate *st, aoe_search *s, bool shape_now)
 {
     const aoe_search_space *sp = s->space;
     aoe_additive_model *mp = &st->m;
@@ -239,7 +252,7 @@ long aoe_surrogate_propose(aoe_surrogate *st, aoe_search *s)
     double *ys = st->ys;
     size_t cap = st->cap, cap2 = st->cap2, gp_cap = st->gp_cap, n_init = st->n_init;
     bool wide = st->wide, shapes = st->shapes;
-    int step = st->step++;
+    int step = shape_now ? st->step : st->step++;
     if (s->best_time < st->last_best) st->last_best = s->best_time, st->improved_at = s->evals;
     for (; st->seen < s->evals; st->seen++) {
         long r = s->history[st->seen];
@@ -250,7 +263,7 @@ long aoe_surrogate_propose(aoe_surrogate *st, aoe_search *s)
     /* Where shape steps are possible, every SHAPE_PERIOD-th step is one;
      * elsewhere every RANDOM_PERIOD-th is random. */
     int period = shapes ? SHAPE_PERIOD : RANDOM_PERIOD;
-    bool periodic = step % period == period - 1;
+    bool periodic = shape_now || (step % period == period - 1 && !(shapes && st->shapes_left));
     bool shape_turn = periodic && shapes;
     if (n_ranked >= n_init && (!periodic || shape_turn)) {
         qsort_r(ranked, n_ranked, sizeof(long), aoe_by_time, s);
@@ -301,6 +314,16 @@ long aoe_surrogate_propose(aoe_surrogate *st, aoe_search *s)
         }
     }
     return next;
+}
+
+long aoe_surrogate_propose(aoe_surrogate *st, aoe_search *s)
+{
+    return propose(st, s, false);
+}
+
+long aoe_surrogate_shape(aoe_surrogate *st, aoe_search *s)
+{
+    return st->shapes ? propose(st, s, true) : -1;
 }
 
 void aoe_strategy_surrogate(aoe_search *s)
