@@ -35,6 +35,21 @@ typedef struct {
     size_t calls;
 } probe;
 
+/* Notes one evaluation of `config` in the probe's trace. */
+static void traced(probe *p, size_t config)
+{
+    if (p->calls < 256) p->trace[p->calls] = (long)config;
+    p->calls++;
+}
+
+/* Every combination of np parameters of values[] values, first fastest. */
+static void fill_rows(uint16_t *out, const int *values, int np, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int q = 0, x = (int)i; q < np; x /= values[q], q++)
+            out[i * (size_t)np + q] = (uint16_t)(x % values[q]);
+}
+
 static double bowl_time(const uint16_t *r)
 {
     double a = r[0] - 5.0, b = r[1] - 1.0, c = r[2] - 4.0, d = r[3] - 2.0;
@@ -151,8 +166,7 @@ static double plateau_time(const uint16_t *r)
 static double plateau_eval(void *ctx, size_t config)
 {
     probe *p = ctx;
-    if (p->calls < 256) p->trace[p->calls] = (long)config;
-    p->calls++;
+    traced(p, config);
     return plateau_time(p->sp->configs + config * 4);
 }
 
@@ -172,9 +186,7 @@ static int plateau_ties(const probe *p)
 
 Test(portfolio, rewards_progress_not_ties_on_a_plateau)
 {
-    for (int i = 0; i < PLATEAU_ROWS; i++)
-        for (int p = 0, x = i; p < 4; x /= plateau_values[p], p++)
-            plateau_rows[i * 4 + p] = (uint16_t)(x % plateau_values[p]);
+    fill_rows(plateau_rows, plateau_values, 4, PLATEAU_ROWS);
     aoe_search_space sp = {4, plateau_values, PLATEAU_ROWS, plateau_rows, NULL};
     static probe p;
     int ties[2] = {0, 0};
@@ -219,8 +231,7 @@ static double shape_time(const uint16_t *r)
 static double shape_eval(void *ctx, size_t config)
 {
     probe *p = ctx;
-    if (p->calls < 256) p->trace[p->calls] = (long)config;
-    p->calls++;
+    traced(p, config);
     return shape_time(p->sp->configs + config * 5);
 }
 
@@ -241,9 +252,7 @@ static int shape_moves(const probe *p)
 
 Test(portfolio, shape_member_measures_new_combinations_of_the_narrow_parameters)
 {
-    for (int i = 0; i < SHAPE_ROWS; i++)
-        for (int q = 0, x = i; q < 5; x /= shape_values[q], q++)
-            shape_rows[i * 5 + q] = (uint16_t)(x % shape_values[q]);
+    fill_rows(shape_rows, shape_values, 5, SHAPE_ROWS);
     aoe_search_space sp = {5, shape_values, SHAPE_ROWS, shape_rows, NULL};
     static probe p;
     int moves[2] = {0, 0}, found[2] = {0, 0};

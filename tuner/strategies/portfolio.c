@@ -24,9 +24,9 @@
  * as a member of its own (surrogate.c; only where shape steps are possible,
  * and the model then leaves them to it): in the mixture the model makes a
  * quarter of the steps and so a quarter of its every-6th shape steps, which
- * find the tiled fast paths of the convolutions. Where a member is right about a space it
- * gets most evaluations; where it is wrong the others take them, so the
- * search keeps improving instead of stalling. Spaces of at most 1024
+ * find the tiled fast paths of the convolutions. Where a member is right
+ * about a space it gets most evaluations; where it is wrong the others take
+ * them, so the search keeps improving instead of stalling. Spaces of at most 1024
  * configurations start with Bayesian optimisation (surrogate_bo.c); spaces
  * whose parameters have more than 512 values in all run on evolve and step. */
 #include "tuner/strategies/portfolio.h"
