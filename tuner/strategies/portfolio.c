@@ -1,4 +1,4 @@
-/* The portfolio search ("auto"): four searches share one record of
+/* The portfolio search ("auto"): five searches share one record of
  * measurements, and each evaluation goes to one of them, drawn at random with
  * a probability that follows how often its recent proposals beat the best
  * time so far by at least 2 % (adaptive operator selection: probability
@@ -6,7 +6,7 @@
  * is starved). A margin, not any improvement and not "among the best tenth":
  * on a plateau (pnpoly's block size barely matters) a member that only walks
  * between near-equal configurations would otherwise be paid for ties and take
- * the budget from the members that find the next real step. The four:
+ * the budget from the members that find the next real step. The five:
  *   model   the surrogate's next step (surrogate.c: additive model with
  *           Thompson sampling, neighbours by model mean, a pairwise GP when
  *           the incumbent stalls);
@@ -16,19 +16,21 @@
  *   evolve  a child of two of the 8 best configurations (uniform crossover
  *           and one mutated value), as a genetic algorithm breeds;
  *   step    a random unseen neighbour (one parameter changed) of the best
- *           configuration, as a hill climber moves.
- * A fifth, uniform random sampling, is off: cross-validation over the
- * recorded spaces dropped it (scripts/bench/cross-validate; `--set off=32` in
- * simulation turns it back on). A sixth, off by default until the
- * cross-validation has scored it (`--set off=16`), is the model's shape step
- * as a member of its own (surrogate.c; only where shape steps are possible,
- * and the model then leaves them to it): in the mixture the model makes a
- * quarter of the steps and so a quarter of its every-6th shape steps, which
- * find the tiled fast paths of the convolutions. Where a member is right
- * about a space it gets most evaluations; where it is wrong the others take
- * them, so the search keeps improving instead of stalling. Spaces of at most 1024
- * configurations start with Bayesian optimisation (surrogate_bo.c); spaces
- * whose parameters have more than 512 values in all run on evolve and step. */
+ *           configuration, as a hill climber moves;
+ *   shape   the model's shape step (surrogate.c): a new combination of the
+ *           narrow parameters at the model's best block shape, only where
+ *           shape steps are possible, and the model then leaves its own
+ *           periodic ones to it. Left inside the model it ran on every 6th
+ *           of the model's quarter of the evaluations; paid as a member of
+ *           its own it finds the tiled fast paths of the convolutions.
+ * A sixth, uniform random sampling, is off. Which members run, like every
+ * setting below, was chosen by cross-validation over the recorded spaces
+ * (scripts/bench/cross-validate; `--set off=N` in simulation changes it).
+ * Where a member is right about a space it gets most evaluations; where it
+ * is wrong the others take them, so the search keeps improving instead of
+ * stalling. Spaces of at most 1024 configurations start with Bayesian
+ * optimisation (surrogate_bo.c); spaces whose parameters have more than 512
+ * values in all run on evolve and step. */
 #include "tuner/strategies/portfolio.h"
 #include "tuner/strategies/additive_model.h"
 #include "tuner/strategies/common.h"
@@ -57,7 +59,7 @@ static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likeli
     X(floor, 0.01, 1e6, 0, "least probability of every arm")                                       \
     X(top, 0.1, 1e6, 0, "rule 0: a proposal is rewarded when its time is within this best share")  \
     X(sharp, 3.0, 1e6, 0, "an arm's probability follows its success rate to this power")           \
-    X(off, 48, 1e6, 0,                                                                             \
+    X(off, 16, 1e6, 0,                                                                             \
       "bit mask of members switched off: 1 model, 2 bo, 4 evolve, 8 step, 16 random, 32 shape")    \
     X(rule, 1, 1, 1,                                                                               \
       "what is rewarded: 0 a time within the best `top` share, 1 beating the best by gain")        \
