@@ -42,6 +42,22 @@ static void traced(probe *p, size_t config)
     p->calls++;
 }
 
+/* Evaluations in the probe's trace that `counts` picks, each judged against
+ * the fastest configuration measured before it (rows of np parameters). */
+static int count_against_best(const probe *p, const uint16_t *rows, int np,
+                              double (*time)(const uint16_t *),
+                              bool (*counts)(const uint16_t *r, const uint16_t *best))
+{
+    const uint16_t *best = NULL;
+    int n = 0;
+    for (size_t i = 0; i < p->calls && i < 256; i++) {
+        const uint16_t *r = rows + p->trace[i] * np;
+        if (best && counts(r, best)) n++;
+        if (!best || time(r) < time(best)) best = r;
+    }
+    return n;
+}
+
 /* Every combination of np parameters of values[] values, first fastest. */
 static void fill_rows(uint16_t *out, const int *values, int np, size_t n)
 {
@@ -61,8 +77,7 @@ static double bowl_eval(void *ctx, size_t config)
     probe *p = ctx;
     if (p->seen[config]) p->twice = true;
     p->seen[config] = 1;
-    if (p->calls < 256) p->trace[p->calls] = (long)config;
-    p->calls++;
+    traced(p, config);
     return bowl_time(p->sp->configs + config * (size_t)p->sp->n_params);
 }
 
@@ -170,18 +185,11 @@ static double plateau_eval(void *ctx, size_t config)
     return plateau_time(p->sp->configs + config * 4);
 }
 
-/* Evaluations that only change the block size of the best configuration so
- * far: a tie, whatever the block. */
-static int plateau_ties(const probe *p)
+/* An evaluation that only changes the block size of the best configuration
+ * so far: a tie, whatever the block. */
+static bool plateau_tie(const uint16_t *r, const uint16_t *best)
 {
-    const uint16_t *best = NULL;
-    int ties = 0;
-    for (size_t i = 0; i < p->calls && i < 256; i++) {
-        const uint16_t *r = plateau_rows + p->trace[i] * 4;
-        if (best && r[1] == best[1] && r[2] == best[2] && r[3] == best[3]) ties++;
-        if (!best || plateau_time(r) < plateau_time(best)) best = r;
-    }
-    return ties;
+    return r[1] == best[1] && r[2] == best[2] && r[3] == best[3];
 }
 
 Test(portfolio, rewards_progress_not_ties_on_a_plateau)
@@ -199,7 +207,7 @@ Test(portfolio, rewards_progress_not_ties_on_a_plateau)
             memset(&p, 0, sizeof p);
             p.sp = &sp;
             cr_assert_eq(aoe_strategy_run("auto", &sp, plateau_eval, &p, &b, &a), 0);
-            ties[rule] += plateau_ties(&p);
+            ties[rule] += count_against_best(&p, plateau_rows, 4, plateau_time, plateau_tie);
             sum[rule] += a.best_time;
         }
     }
@@ -235,19 +243,13 @@ static double shape_eval(void *ctx, size_t config)
     return shape_time(p->sp->configs + config * 5);
 }
 
-/* Evaluations that change at least 3 flags of the best configuration so far. */
-static int shape_moves(const probe *p)
+/* An evaluation that changes at least 3 flags of the best configuration so
+ * far. */
+static bool shape_move(const uint16_t *r, const uint16_t *best)
 {
-    const uint16_t *best = NULL;
-    int moves = 0;
-    for (size_t i = 0; i < p->calls && i < 256; i++) {
-        const uint16_t *r = shape_rows + p->trace[i] * 5;
-        int changed = 0;
-        for (int q = 1; best && q < 5; q++) changed += r[q] != best[q];
-        moves += changed >= 3;
-        if (!best || shape_time(r) < shape_time(best)) best = r;
-    }
-    return moves;
+    int changed = 0;
+    for (int q = 1; q < 5; q++) changed += r[q] != best[q];
+    return changed >= 3;
 }
 
 Test(portfolio, shape_member_measures_new_combinations_of_the_narrow_parameters)
@@ -265,7 +267,7 @@ Test(portfolio, shape_member_measures_new_combinations_of_the_narrow_parameters)
             p.sp = &sp;
             cr_assert_eq(aoe_strategy_run("auto", &sp, shape_eval, &p, &b, &a), 0);
             cr_assert_eq(a.evaluations, 60);
-            moves[on] += shape_moves(&p);
+            moves[on] += count_against_best(&p, shape_rows, 5, shape_time, shape_move);
             found[on] += a.best_time < 0.75;
         }
     }
