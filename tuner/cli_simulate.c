@@ -40,7 +40,8 @@ static void usage(FILE *out)
         "  --seed K       first seed (default 1)\n"
         "  --set N=V      one setting of the portfolio search (auto), to choose them\n"
         "                 by cross-validation (scripts/bench/cross-validate): decay,\n"
-        "                 floor, top, sharp, off, rule, gain (tuner/strategies/portfolio.c)\n"
+        "                 floor, top, sharp, off, rule, gain, bo_draws, bo_failed\n"
+        "                 (tuner/strategies/portfolio.c)\n"
         "  --json         {\"dataset\", \"optimum\", \"strategies\": [{\"strategy\",\n"
         "                 \"fraction_at\": {\"25\": f, ...}, \"stderr_at\": {\"25\": se, ...},\n"
         "                 \"ms_per_eval\": time to choose one configuration}]}\n");
@@ -105,12 +106,18 @@ static int parse_args(int argc, char **argv, sim_args *a)
                 memcpy(name, v, len);
                 name[len] = 0;
             }
-            if (!eq || !len || len >= sizeof name || end == eq + 1 || *end ||
-                aoe_portfolio_set(name, x)) {
-                fprintf(stderr,
-                        "aoe tune --simulate: --set needs NAME=VALUE with a known name and a "
-                        "value in 0..1e6 (rule: 0 or 1; gain: at most 0.99), not '%s'\n",
-                        v);
+            if (!eq || !len || len >= sizeof name) {
+                fprintf(stderr, "aoe tune --simulate: --set needs NAME=VALUE, not '%s'\n", v);
+                return -1;
+            }
+            if (!aoe_portfolio_range(name)) {
+                fprintf(stderr, "aoe tune --simulate: --set: no setting '%s' (the settings: %s)\n",
+                        name, aoe_portfolio_names());
+                return -1;
+            }
+            if (end == eq + 1 || *end || aoe_portfolio_set(name, x)) {
+                fprintf(stderr, "aoe tune --simulate: --set %s takes %s, not '%s'\n", name,
+                        aoe_portfolio_range(name), eq + 1);
                 return -1;
             }
         } else if (!strcmp(o, "--strategy")) {

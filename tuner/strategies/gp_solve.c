@@ -33,17 +33,22 @@ double aoe_gp_factor_solve(double *l, size_t c, size_t n, const double *y, doubl
     return -0.5 * fit - logdet;
 }
 
-double aoe_gp_mean_explained(const double *l, size_t c, size_t n, const double *alpha, double *k,
-                             double *explained)
+void aoe_gp_forward(const double *l, size_t c, size_t from, size_t to, double *k, double *explained)
 {
-    double mean = 0, ex = 0;
-    for (size_t i = 0; i < n; i++) { /* mean k'alpha, then k <- L^-1 k */
-        mean += k[i] * alpha[i];
+    for (size_t i = from; i < to; i++) {
         double t = k[i];
         for (size_t j = 0; j < i; j++) t -= l[i * c + j] * k[j];
         k[i] = t / l[i * c + i];
-        ex += k[i] * k[i];
+        *explained += k[i] * k[i];
     }
-    *explained = ex;
+}
+
+double aoe_gp_mean_explained(const double *l, size_t c, size_t n, const double *alpha, double *k,
+                             double *explained)
+{
+    double mean = 0;
+    for (size_t i = 0; i < n; i++) mean += k[i] * alpha[i];
+    *explained = 0;
+    aoe_gp_forward(l, c, 0, n, k, explained);
     return mean;
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define EI_CHECK 16 /* solve steps between two looks at the bound */
+
 int aoe_index_gp_init(aoe_index_gp *g, const aoe_search_space *sp, size_t cap, double noise)
 {
     memset(g, 0, sizeof *g);
@@ -73,14 +75,27 @@ void aoe_index_gp_fit(aoe_index_gp *g, const aoe_search *s, const long *rows, co
     fit_one(g, s, ys, g->ls); /* the factor of the chosen scale is the one kept */
 }
 
-void aoe_index_gp_predict(aoe_index_gp *g, const aoe_search *s, long row, double *mu, double *sd)
+/* The posterior variance only shrinks as the forward solve L v = k goes on
+ * (variance 1 - |v|^2), and expected improvement grows with the deviation,
+ * so a partial solve bounds it from above: a row whose bound is already no
+ * better than `floor` is left there. The best row is the one a full score
+ * would find; most rows cost only their kernel vector and a few solve steps. */
+double aoe_index_gp_ei(aoe_index_gp *g, const aoe_search *s, long row, double f, double floor)
 {
-    for (size_t i = 0; i < g->n; i++) g->tmp[i] = kern(g, s, row, g->rows[i], g->ls);
-    double explained;
-    double m = aoe_gp_mean_explained(g->l, g->cap, g->n, g->alpha, g->tmp, &explained);
-    double var = 1 - explained;
-    *mu = m;
-    *sd = sqrt(var > 1e-12 ? var : 1e-12);
+    size_t n = g->n, c = g->cap;
+    double *k = g->tmp, mean = 0, ex = 0;
+    for (size_t i = 0; i < n; i++) {
+        k[i] = kern(g, s, row, g->rows[i], g->ls);
+        mean += k[i] * g->alpha[i];
+    }
+    for (size_t i = 0; i < n; i += EI_CHECK) {
+        double var = 1 - ex;
+        double bound = aoe_expected_improvement(f, mean, sqrt(var > 1e-12 ? var : 1e-12));
+        if (bound <= floor) return bound;
+        aoe_gp_forward(g->l, c, i, i + EI_CHECK < n ? i + EI_CHECK : n, k, &ex);
+    }
+    double var = 1 - ex;
+    return aoe_expected_improvement(f, mean, sqrt(var > 1e-12 ? var : 1e-12));
 }
 
 double aoe_expected_improvement(double f, double mu, double sd)

@@ -34,7 +34,8 @@ void aoe_index_gp_fit(aoe_index_gp *g, const aoe_search *s, const long *rows, co
 /* Expected improvement below `f` of a normal (mu, sd). */
 double aoe_expected_improvement(double f, double mu, double sd);
 
-/* Posterior mean and standard deviation at row `row`. */
-void aoe_index_gp_predict(aoe_index_gp *g, const aoe_search *s, long row, double *mu, double *sd);
+/* Expected improvement below `f` at row `row`, or, when it cannot exceed
+ * `floor`, some value no greater than `floor` (computed faster). */
+double aoe_index_gp_ei(aoe_index_gp *g, const aoe_search *s, long row, double f, double floor);
 
 #endif

@@ -12,7 +12,8 @@
  *           the incumbent stalls);
  *   bo      expected improvement under a GP over normalised value indices
  *           (trends along a parameter's range, which the additive model's
- *           one weight per value cannot extrapolate);
+ *           one weight per value cannot extrapolate), fitted to the best
+ *           times and the 10 latest failures;
  *   evolve  a child of two of the 8 best configurations (uniform crossover
  *           and one mutated value), as a genetic algorithm breeds;
  *   step    a random unseen neighbour (one parameter changed) of the best
@@ -45,10 +46,9 @@
 #define BO_EVALS 20      /* ... for their first 20 evaluations */
 #define PARENTS 8        /* evolve breeds from the 8 best */
 #define BREED_TRIES 64
-#define BO_OBS 200         /* the BO member's GP fits at most the 200 best configurations */
-#define BO_CANDIDATES 1024 /* ... and scores this many unseen rows drawn at random ... */
-#define BO_NEAR 3          /* ... and the unseen neighbours of the 3 best */
-#define BO_NOISE 0.1       /* observation noise variance, targets standardised */
+#define BO_OBS 200   /* the BO member's GP fits at most the 200 best configurations */
+#define BO_NEAR 3    /* ... and scores the unseen neighbours of the 3 best */
+#define BO_NOISE 0.1 /* observation noise variance, targets standardised */
 
 static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likelihood */
 
@@ -63,7 +63,9 @@ static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likeli
       "bit mask of members switched off: 1 model, 2 bo, 4 evolve, 8 step, 16 random, 32 shape")    \
     X(rule, 1, 1, 1,                                                                               \
       "what is rewarded: 0 a time within the best `top` share, 1 beating the best by gain")        \
-    X(gain, 0.02, 0.99, 0, "rule 1: the share by which a time must beat the best to be rewarded")
+    X(gain, 0.02, 0.99, 0, "rule 1: the share by which a time must beat the best to be rewarded")  \
+    X(bo_draws, 1024, 65536, 1, "unseen rows drawn at random that the bo member scores")           \
+    X(bo_failed, 10, 100, 1, "failed configurations the bo member fits, at the worst time seen")
 
 #define FIELD(name, def, max, whole, what) double name;
 #define DEFAULT(name, def, max, whole, what) .name = def,
@@ -88,6 +90,21 @@ int aoe_portfolio_set(const char *name, double value)
     if (!name || !isfinite(value) || value < 0) return -1;
     SETTINGS(SET)
     return -1;
+}
+
+#define RANGE(n, def, max, whole, what)                                                            \
+    if (!strcmp(name, #n)) return whole ? "a whole number in 0.." #max : "a number in 0.." #max;
+const char *aoe_portfolio_range(const char *name)
+{
+    if (!name) return NULL;
+    SETTINGS(RANGE)
+    return NULL;
+}
+
+#define NAME(n, def, max, whole, what) ", " #n
+const char *aoe_portfolio_names(void)
+{
+    return &(SETTINGS(NAME))[2]; /* past the first ", " */
 }
 
 enum { ARM_MODEL, ARM_BO, ARM_EVOLVE, ARM_STEP, ARM_RANDOM, ARM_SHAPE, N_ARMS };
@@ -167,42 +184,56 @@ static long step_pick(aoe_search *s, long best, long *nb, size_t cap)
     return n ? nb[aoe_rng_below(&s->rng, n)] : -1;
 }
 
+/* The BO member's buffers. */
+typedef struct {
+    aoe_index_gp gp;
+    long *obs;           /* the rows fitted ... */
+    double *ys;          /* ... and their standardised log times */
+    long *cand;          /* rows scored */
+    unsigned char *mark; /* per row: already a candidate */
+} bo_work;
+
 /* Bayesian optimisation: a GP over normalised value indices (index_gp.h)
- * fitted to the best BO_OBS log times, and the unseen row of highest
- * expected improvement among BO_CANDIDATES random ones and the neighbours of
- * the best: it sees smooth trends along a parameter's values (a best block
- * size at the end of its range) that the additive model's one weight per
- * value does not extrapolate. */
-static long bo_pick(aoe_search *s, aoe_index_gp *g, const long *ranked, size_t n_ranked, double *ys,
-                    long *cand, long *nb, size_t cap, unsigned char *mark)
+ * fitted to the best log times and the `bo_failed` latest failures, and the
+ * unseen row of highest expected improvement among `bo_draws` random ones
+ * and the neighbours of the best: it sees smooth trends along a parameter's
+ * values (a best block size at the end of its range) that the additive
+ * model's one weight per value does not extrapolate. A failure is fitted at
+ * the worst time seen: left out, the model's uncertainty is highest where
+ * configurations fail, and expected improvement sends it there. */
+static long bo_pick(aoe_search *s, bo_work *w, const long *ranked, size_t n_ranked,
+                    const long *failed, size_t n_failed, long *nb, size_t cap)
 {
-    size_t n = n_ranked < BO_OBS ? n_ranked : BO_OBS;
+    size_t nf = (size_t)set.bo_failed < n_failed ? (size_t)set.bo_failed : n_failed;
+    size_t n = n_ranked < BO_OBS - nf ? n_ranked : BO_OBS - nf;
     if (n < 2) return -1;
+    double *ys = w->ys, worst = log(s->times[ranked[n_ranked - 1]]);
+    for (size_t i = 0; i < n; i++) w->obs[i] = ranked[i], ys[i] = log(s->times[ranked[i]]);
+    for (size_t i = 0; i < nf; i++) w->obs[n + i] = failed[n_failed - 1 - i], ys[n + i] = worst;
+    n += nf;
     double sum = 0, sumsq = 0;
-    for (size_t i = 0; i < n; i++) {
-        ys[i] = log(s->times[ranked[i]]);
-        sum += ys[i], sumsq += ys[i] * ys[i];
-    }
+    for (size_t i = 0; i < n; i++) sum += ys[i], sumsq += ys[i] * ys[i];
     double mean = sum / (double)n, var = sumsq / (double)n - mean * mean;
     double sd = sqrt(var > 1e-12 ? var : 1e-12);
     for (size_t i = 0; i < n; i++) ys[i] = (ys[i] - mean) / sd;
-    aoe_index_gp_fit(g, s, ranked, ys, n, bo_scales, (int)(sizeof bo_scales / sizeof bo_scales[0]));
+    aoe_index_gp_fit(&w->gp, s, w->obs, ys, n, bo_scales,
+                     (int)(sizeof bo_scales / sizeof bo_scales[0]));
     size_t k = 0;
+    long *cand = w->cand;
+    unsigned char *mark = w->mark;
     for (size_t i = 0; i < n_ranked && i < BO_NEAR; i++) {
         size_t m = aoe_search_neighbours(s, ranked[i], false, nb, cap);
         for (size_t j = 0; j < m; j++)
             if (!aoe_search_seen(s, nb[j]) && !mark[nb[j]]) mark[nb[j]] = 1, cand[k++] = nb[j];
     }
-    for (int t = 0; t < BO_CANDIDATES; t++) {
+    for (long t = 0; t < (long)set.bo_draws; t++) {
         long r = (long)aoe_rng_below(&s->rng, s->space->n_configs);
         if (!aoe_search_seen(s, r) && !mark[r]) mark[r] = 1, cand[k++] = r;
     }
     long best = -1;
     double be = -INFINITY, f = ys[0];
     for (size_t i = 0; i < k; i++) {
-        double mu, sdev;
-        aoe_index_gp_predict(g, s, cand[i], &mu, &sdev);
-        double ei = aoe_expected_improvement(f, mu, sdev);
+        double ei = aoe_index_gp_ei(&w->gp, s, cand[i], f, be);
         if (ei > be) be = ei, best = cand[i];
         mark[cand[i]] = 0;
     }
@@ -230,11 +261,13 @@ void aoe_strategy_portfolio(aoe_search *s)
     bandit b = {0};
     long *nb = malloc((cap ? cap : 1) * sizeof(long));
     long *ranked = malloc(sp->n_configs * sizeof(long));
-    long *cand = malloc((BO_CANDIDATES + BO_NEAR * cap + 1) * sizeof(long));
-    double *ys = malloc(BO_OBS * sizeof(double));
-    unsigned char *mark = calloc(sp->n_configs, 1);
-    aoe_index_gp g = {0};
-    if (!nb || !ranked || !cand || !ys || !mark || aoe_index_gp_init(&g, sp, BO_OBS, BO_NOISE))
+    long *failed = malloc(sp->n_configs * sizeof(long));
+    bo_work w = {.obs = malloc(BO_OBS * sizeof(long)),
+                 .ys = malloc(BO_OBS * sizeof(double)),
+                 .cand = malloc(((size_t)set.bo_draws + BO_NEAR * cap + 1) * sizeof(long)),
+                 .mark = calloc(sp->n_configs, 1)};
+    if (!nb || !ranked || !failed || !w.obs || !w.ys || !w.cand || !w.mark ||
+        aoe_index_gp_init(&w.gp, sp, BO_OBS, BO_NOISE))
         goto out;
     sur = aoe_surrogate_new(s);
     /* Members that cannot run here are off: the model's three without the
@@ -246,11 +279,14 @@ void aoe_strategy_portfolio(aoe_search *s)
         off |= 1 << ARM_SHAPE;
     else if (!(off >> ARM_SHAPE & 1))
         aoe_surrogate_leave_shapes(sur);
-    size_t n_init = aoe_surrogate_initial_count(s), seen = 0, n_ranked = 0;
+    size_t n_init = aoe_surrogate_initial_count(s), seen = 0, n_ranked = 0, n_failed = 0;
     while (!aoe_search_done(s)) {
         for (; seen < s->evals; seen++) {
             long r = s->history[seen];
-            if (s->times[r] > 0) ranked[n_ranked++] = r; /* failures teach nothing */
+            if (s->times[r] > 0)
+                ranked[n_ranked++] = r;
+            else
+                failed[n_failed++] = r; /* only the bo member learns from them */
         }
         qsort_r(ranked, n_ranked, sizeof(long), aoe_by_time, s);
         long next = -1;
@@ -260,7 +296,7 @@ void aoe_strategy_portfolio(aoe_search *s)
             if (arm == ARM_MODEL)
                 next = aoe_surrogate_propose(sur, s);
             else if (arm == ARM_BO)
-                next = bo_pick(s, &g, ranked, n_ranked, ys, cand, nb, cap, mark);
+                next = bo_pick(s, &w, ranked, n_ranked, failed, n_failed, nb, cap);
             else if (arm == ARM_STEP)
                 next = step_pick(s, ranked[0], nb, cap);
             else if (arm == ARM_EVOLVE)
@@ -276,10 +312,12 @@ void aoe_strategy_portfolio(aoe_search *s)
     }
 out:
     aoe_surrogate_free(sur);
-    aoe_index_gp_free(&g);
+    aoe_index_gp_free(&w.gp);
     free(nb);
     free(ranked);
-    free(cand);
-    free(ys);
-    free(mark);
+    free(failed);
+    free(w.obs);
+    free(w.ys);
+    free(w.cand);
+    free(w.mark);
 }

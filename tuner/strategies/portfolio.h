@@ -9,6 +9,11 @@
  * where one is needed. */
 int aoe_portfolio_set(const char *name, double value);
 
+/* "a whole number in 0..100" or the like for a setting, NULL for an unknown
+ * name; and every name, comma-separated. For messages. */
+const char *aoe_portfolio_range(const char *name);
+const char *aoe_portfolio_names(void);
+
 /* Puts every setting back to its default (the settings are process-wide). */
 void aoe_portfolio_defaults(void);
 

@@ -103,9 +103,7 @@ void aoe_surrogate_bo(aoe_search *s, size_t until)
             double best = -INFINITY;
             for (size_t r = 0; r < sp->n_configs; r++) {
                 if (aoe_search_seen(s, (long)r)) continue;
-                double mu, sdev;
-                aoe_index_gp_predict(&g, s, (long)r, &mu, &sdev);
-                double ei = aoe_expected_improvement(f, mu, sdev);
+                double ei = aoe_index_gp_ei(&g, s, (long)r, f, best);
                 if (ei > best) best = ei, next = (long)r;
             }
         }
