@@ -5,7 +5,6 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
-#include <string.h>
 
 #define NP 3
 #define NV 9

@@ -1,6 +1,7 @@
 #include "tuner/strategies/gp_solve.h"
 
 #include <math.h>
+#include <string.h>
 
 double aoe_gp_factor_solve(double *l, size_t c, size_t n, const double *y, double *tmp,
                            double *alpha)
@@ -19,12 +20,8 @@ double aoe_gp_factor_solve(double *l, size_t c, size_t n, const double *y, doubl
         }
     }
     double fit = 0;
-    for (size_t i = 0; i < n; i++) {
-        double t = y[i];
-        for (size_t k = 0; k < i; k++) t -= l[i * c + k] * tmp[k];
-        tmp[i] = t / l[i * c + i];
-        fit += tmp[i] * tmp[i];
-    }
+    memcpy(tmp, y, n * sizeof *tmp);
+    aoe_gp_forward(l, c, 0, n, tmp, &fit);
     for (size_t i = n; i-- > 0;) {
         double t = tmp[i];
         for (size_t k = i + 1; k < n; k++) t -= l[k * c + i] * alpha[k];

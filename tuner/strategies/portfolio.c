@@ -201,16 +201,16 @@ typedef struct {
  * model's one weight per value does not extrapolate. A failure is fitted at
  * the worst time seen: left out, the model's uncertainty is highest where
  * configurations fail, and expected improvement sends it there. */
-static long bo_pick(aoe_search *s, bo_work *w, const long *ranked, size_t n_ranked,
-                    const long *failed, size_t n_failed, long *nb, size_t cap)
+static long bo_pick(aoe_search *s, bo_work *w, const long *ranked, size_t n_ranked, long *nb,
+                    size_t cap)
 {
-    size_t nf = (size_t)set.bo_failed < n_failed ? (size_t)set.bo_failed : n_failed;
+    size_t nf = (size_t)set.bo_failed < s->failures ? (size_t)set.bo_failed : s->failures;
     size_t n = n_ranked < BO_OBS - nf ? n_ranked : BO_OBS - nf;
     if (n < 2) return -1;
     double *ys = w->ys, worst = log(s->times[ranked[n_ranked - 1]]);
     for (size_t i = 0; i < n; i++) w->obs[i] = ranked[i], ys[i] = log(s->times[ranked[i]]);
-    for (size_t i = 0; i < nf; i++) w->obs[n + i] = failed[n_failed - 1 - i], ys[n + i] = worst;
-    n += nf;
+    for (size_t i = s->evals; i-- > 0 && nf;) /* the latest failures first */
+        if (!(s->times[s->history[i]] > 0)) w->obs[n] = s->history[i], ys[n++] = worst, nf--;
     double sum = 0, sumsq = 0;
     for (size_t i = 0; i < n; i++) sum += ys[i], sumsq += ys[i] * ys[i];
     double mean = sum / (double)n, var = sumsq / (double)n - mean * mean;
@@ -261,12 +261,11 @@ void aoe_strategy_portfolio(aoe_search *s)
     bandit b = {0};
     long *nb = malloc((cap ? cap : 1) * sizeof(long));
     long *ranked = malloc(sp->n_configs * sizeof(long));
-    long *failed = malloc(sp->n_configs * sizeof(long));
     bo_work w = {.obs = malloc(BO_OBS * sizeof(long)),
                  .ys = malloc(BO_OBS * sizeof(double)),
                  .cand = malloc(((size_t)set.bo_draws + BO_NEAR * cap + 1) * sizeof(long)),
                  .mark = calloc(sp->n_configs, 1)};
-    if (!nb || !ranked || !failed || !w.obs || !w.ys || !w.cand || !w.mark ||
+    if (!nb || !ranked || !w.obs || !w.ys || !w.cand || !w.mark ||
         aoe_index_gp_init(&w.gp, sp, BO_OBS, BO_NOISE))
         goto out;
     sur = aoe_surrogate_new(s);
@@ -279,14 +278,11 @@ void aoe_strategy_portfolio(aoe_search *s)
         off |= 1 << ARM_SHAPE;
     else if (!(off >> ARM_SHAPE & 1))
         aoe_surrogate_leave_shapes(sur);
-    size_t n_init = aoe_surrogate_initial_count(s), seen = 0, n_ranked = 0, n_failed = 0;
+    size_t n_init = aoe_surrogate_initial_count(s), seen = 0, n_ranked = 0;
     while (!aoe_search_done(s)) {
         for (; seen < s->evals; seen++) {
             long r = s->history[seen];
-            if (s->times[r] > 0)
-                ranked[n_ranked++] = r;
-            else
-                failed[n_failed++] = r; /* only the bo member learns from them */
+            if (s->times[r] > 0) ranked[n_ranked++] = r; /* only bo learns from failures */
         }
         qsort_r(ranked, n_ranked, sizeof(long), aoe_by_time, s);
         long next = -1;
@@ -296,7 +292,7 @@ void aoe_strategy_portfolio(aoe_search *s)
             if (arm == ARM_MODEL)
                 next = aoe_surrogate_propose(sur, s);
             else if (arm == ARM_BO)
-                next = bo_pick(s, &w, ranked, n_ranked, failed, n_failed, nb, cap);
+                next = bo_pick(s, &w, ranked, n_ranked, nb, cap);
             else if (arm == ARM_STEP)
                 next = step_pick(s, ranked[0], nb, cap);
             else if (arm == ARM_EVOLVE)
@@ -315,7 +311,6 @@ out:
     aoe_index_gp_free(&w.gp);
     free(nb);
     free(ranked);
-    free(failed);
     free(w.obs);
     free(w.ys);
     free(w.cand);
