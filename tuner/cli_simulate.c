@@ -218,9 +218,13 @@ int aoe_simulate_main(int argc, char **argv)
 {
     sim_args a;
     int rc = parse_args(argc, argv, &a);
-    if (rc) {
-        usage(rc > 0 ? stdout : stderr);
-        return rc > 0 ? AOE_EXIT_OK : AOE_EXIT_USAGE;
+    if (rc > 0) {
+        usage(stdout);
+        return AOE_EXIT_OK;
+    }
+    if (rc < 0) { /* the message said what is wrong; the usage would bury it */
+        fprintf(stderr, "(see aoe tune --simulate --help)\n");
+        return AOE_EXIT_USAGE;
     }
     char err[512];
     aoe_sim_dataset *ds = aoe_sim_load(a.file, err, sizeof err);

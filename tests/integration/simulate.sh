@@ -6,12 +6,21 @@ set -euo pipefail
 AOE="$AOE_BUILD_DIR/bin/aoe"
 DATA="$AOE_SOURCE_DIR/../shared/datasets"
 FILE="$DATA/gemm_RTX_3090.json.gz"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# A usage error is the message and where to find the usage, not the usage
+# (the arguments are checked before the file is read: no dataset needed).
+for bad in "--set nope=1" "--set bo_failed=101" "--bogus" "--runs"; do
+  rc=0; "$AOE" tune --simulate "$tmp/none.json.gz" $bad 2>"$tmp/err" || rc=$?
+  [[ $rc == 2 && $(wc -l <"$tmp/err") == 2 ]] || { echo "FAIL: '$bad' gave exit $rc:"; cat "$tmp/err"; exit 1; }
+  grep -q -- "--simulate --help" "$tmp/err" || { echo "FAIL: '$bad' does not point at --help"; exit 1; }
+done
+
 if [[ ! -r "$FILE" ]]; then
   echo "SKIP: no recorded search spaces beside the repository ($DATA)"
   exit 0
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 "$AOE" tune --simulate "$FILE" --strategy auto --max-evals 100 --runs 10 --seed 1 --json \
   >"$tmp/out.json"
@@ -42,6 +51,7 @@ grep -Eq '^strategy +25 +50$' "$tmp/table.txt" || { echo "FAIL: bad header"; cat
 # Exit codes: usage 2, unreadable dataset 1 with one message.
 rc=0; "$AOE" tune --simulate "$FILE" --runs 0 2>"$tmp/err" || rc=$?
 [[ $rc == 2 ]] || { echo "FAIL: --runs 0 gave exit $rc, not 2"; exit 1; }
+grep -q -- "--runs must be" "$tmp/err" || { echo "FAIL: --runs 0 message:"; cat "$tmp/err"; exit 1; }
 printf 'not gzip, not json' >"$tmp/bad.json.gz"
 rc=0; "$AOE" tune --simulate "$tmp/bad.json.gz" 2>"$tmp/err" || rc=$?
 [[ $rc == 1 ]] || { echo "FAIL: a bad dataset gave exit $rc, not 1"; exit 1; }
