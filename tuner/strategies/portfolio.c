@@ -29,7 +29,10 @@
  * (scripts/bench/cross-validate; `--set off=N` in simulation changes it).
  * Where a member is right about a space it gets most evaluations; where it
  * is wrong the others take them, so the search keeps improving instead of
- * stalling. Spaces of at most 1024 configurations start with Bayesian
+ * stalling. The last 5 % of the budget (`tail`, at most 20 evaluations)
+ * goes to bo scoring every unseen row: a global look for an optimum two changes from every good
+ * configuration, which no member's local step reaches and bo's random rows
+ * rarely include. Spaces of at most 1024 configurations start with Bayesian
  * optimisation (surrogate_bo.c); spaces whose parameters have more than 512
  * values in all run on evolve and step. */
 #include "tuner/strategies/portfolio.h"
@@ -46,9 +49,11 @@
 #define BO_EVALS 20      /* ... for their first 20 evaluations */
 #define PARENTS 8        /* evolve breeds from the 8 best */
 #define BREED_TRIES 64
-#define BO_OBS 200   /* the BO member's GP fits at most the 200 best configurations */
-#define BO_NEAR 3    /* ... and scores the unseen neighbours of the 3 best */
-#define BO_NOISE 0.1 /* observation noise variance, targets standardised */
+#define BO_OBS 200      /* the BO member's GP fits at most the 200 best configurations */
+#define BO_NEAR 3       /* ... and scores the unseen neighbours of the 3 best */
+#define BO_NOISE 0.1    /* observation noise variance, targets standardised */
+#define TAIL_ROWS 32768 /* in the tail, bo scores every unseen row of spaces up to this size */
+#define TAIL_MAX 20     /* ... for at most 20 evaluations: up to about 0.1 s a choice */
 
 static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likelihood */
 
@@ -65,7 +70,10 @@ static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likeli
       "what is rewarded: 0 a time within the best `top` share, 1 beating the best by gain")        \
     X(gain, 0.02, 0.99, 0, "rule 1: the share by which a time must beat the best to be rewarded")  \
     X(bo_draws, 1024, 65536, 1, "unseen rows drawn at random that the bo member scores")           \
-    X(bo_failed, 10, 100, 1, "failed configurations the bo member fits, at the worst time seen")
+    X(bo_failed, 10, 100, 1, "failed configurations the bo member fits, at the worst time seen")   \
+    X(tail, 0.05, 0.5, 0,                                                                          \
+      "share of the budget (at most 20 evaluations), at its end, where bo "                        \
+      "scores every unseen row")
 
 #define FIELD(name, def, max, whole, what) double name;
 #define DEFAULT(name, def, max, whole, what) .name = def,
@@ -200,9 +208,11 @@ typedef struct {
  * values (a best block size at the end of its range) that the additive
  * model's one weight per value does not extrapolate. A failure is fitted at
  * the worst time seen: left out, the model's uncertainty is highest where
- * configurations fail, and expected improvement sends it there. */
+ * configurations fail, and expected improvement sends it there. In the tail
+ * (`every`) it scores every unseen row instead of the random ones (spaces
+ * larger than TAIL_ROWS: that many random ones). */
 static long bo_pick(aoe_search *s, bo_work *w, const long *ranked, size_t n_ranked, long *nb,
-                    size_t cap)
+                    size_t cap, bool every)
 {
     size_t nf = (size_t)set.bo_failed < s->failures ? (size_t)set.bo_failed : s->failures;
     size_t n = n_ranked < BO_OBS - nf ? n_ranked : BO_OBS - nf;
@@ -226,9 +236,16 @@ static long bo_pick(aoe_search *s, bo_work *w, const long *ranked, size_t n_rank
         for (size_t j = 0; j < m; j++)
             if (!aoe_search_seen(s, nb[j]) && !mark[nb[j]]) mark[nb[j]] = 1, cand[k++] = nb[j];
     }
-    for (long t = 0; t < (long)set.bo_draws; t++) {
-        long r = (long)aoe_rng_below(&s->rng, s->space->n_configs);
-        if (!aoe_search_seen(s, r) && !mark[r]) mark[r] = 1, cand[k++] = r;
+    size_t rows = s->space->n_configs;
+    if (every && rows <= TAIL_ROWS) {
+        for (long r = 0; r < (long)rows; r++)
+            if (!aoe_search_seen(s, r) && !mark[r]) mark[r] = 1, cand[k++] = r;
+    } else {
+        size_t draws = every ? TAIL_ROWS : (size_t)set.bo_draws;
+        for (size_t t = 0; t < draws; t++) {
+            long r = (long)aoe_rng_below(&s->rng, rows);
+            if (!aoe_search_seen(s, r) && !mark[r]) mark[r] = 1, cand[k++] = r;
+        }
     }
     long best = -1;
     double be = -INFINITY, f = ys[0];
@@ -259,11 +276,14 @@ void aoe_strategy_portfolio(aoe_search *s)
     if (cap <= MAX_FEATURES && sp->n_configs <= SMALL_SPACE)
         aoe_surrogate_bo(s, s->max_evals < BO_EVALS ? s->max_evals : BO_EVALS);
     bandit b = {0};
+    size_t draws = (size_t)set.bo_draws,
+           tail_rows = sp->n_configs < TAIL_ROWS ? sp->n_configs : TAIL_ROWS;
+    if (set.tail > 0 && tail_rows > draws) draws = tail_rows; /* rows bo may score */
     long *nb = malloc((cap ? cap : 1) * sizeof(long));
     long *ranked = malloc(sp->n_configs * sizeof(long));
     bo_work w = {.obs = malloc(BO_OBS * sizeof(long)),
                  .ys = malloc(BO_OBS * sizeof(double)),
-                 .cand = malloc(((size_t)set.bo_draws + BO_NEAR * cap + 1) * sizeof(long)),
+                 .cand = malloc((draws + BO_NEAR * cap + 1) * sizeof(long)),
                  .mark = calloc(sp->n_configs, 1)};
     if (!nb || !ranked || !w.obs || !w.ys || !w.cand || !w.mark ||
         aoe_index_gp_init(&w.gp, sp, BO_OBS, BO_NOISE))
@@ -279,6 +299,11 @@ void aoe_strategy_portfolio(aoe_search *s)
     else if (!(off >> ARM_SHAPE & 1))
         aoe_surrogate_leave_shapes(sur);
     size_t n_init = aoe_surrogate_initial_count(s), seen = 0, n_ranked = 0;
+    /* The tail: the last `tail` share of the budget goes to bo scoring every
+     * unseen row, a global look for an optimum that no member's local steps
+     * reach (a block shape two changes from every good one). */
+    size_t tail_len = (size_t)(set.tail * (double)s->max_evals);
+    size_t tail_from = s->max_evals - (tail_len < TAIL_MAX ? tail_len : TAIL_MAX);
     while (!aoe_search_done(s)) {
         for (; seen < s->evals; seen++) {
             long r = s->history[seen];
@@ -288,11 +313,12 @@ void aoe_strategy_portfolio(aoe_search *s)
         long next = -1;
         int arm = -1;
         if (n_ranked >= n_init) {
-            arm = choose_arm(&b, &s->rng, off);
+            bool tail = s->evals >= tail_from && !(off >> ARM_BO & 1);
+            arm = tail ? ARM_BO : choose_arm(&b, &s->rng, off);
             if (arm == ARM_MODEL)
                 next = aoe_surrogate_propose(sur, s);
             else if (arm == ARM_BO)
-                next = bo_pick(s, &w, ranked, n_ranked, nb, cap);
+                next = bo_pick(s, &w, ranked, n_ranked, nb, cap, tail);
             else if (arm == ARM_STEP)
                 next = step_pick(s, ranked[0], nb, cap);
             else if (arm == ARM_EVOLVE)
