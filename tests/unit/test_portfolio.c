@@ -35,11 +35,12 @@ typedef struct {
     size_t calls;
 } probe;
 
-/* Notes one evaluation of `config` in the probe's trace. */
-static void traced(probe *p, size_t config)
+/* Notes one evaluation of `config` in the probe's trace; returns its row. */
+static const uint16_t *traced(probe *p, size_t config)
 {
     if (p->calls < 256) p->trace[p->calls] = (long)config;
     p->calls++;
+    return p->sp->configs + config * (size_t)p->sp->n_params;
 }
 
 /* Evaluations in the probe's trace that `counts` picks, each judged against
@@ -72,14 +73,13 @@ static double bowl_time(const uint16_t *r)
     return 1.0 + a * a + 2 * b * b + c * c + 0.5 * d * d + 0.5 * fabs(a * c);
 }
 
-/* Notes one evaluation of `config` (a second one of the same sets `twice`);
- * returns its row. */
+/* traced(), and a second evaluation of the same configuration sets `twice`
+ * (spaces of at most ROWS configurations). */
 static const uint16_t *probed(probe *p, size_t config)
 {
     if (p->seen[config]) p->twice = true;
     p->seen[config] = 1;
-    traced(p, config);
-    return p->sp->configs + config * (size_t)p->sp->n_params;
+    return traced(p, config);
 }
 
 static double bowl_eval(void *ctx, size_t config)
@@ -190,9 +190,7 @@ static double plateau_time(const uint16_t *r)
 
 static double plateau_eval(void *ctx, size_t config)
 {
-    probe *p = ctx;
-    traced(p, config);
-    return plateau_time(p->sp->configs + config * 4);
+    return plateau_time(traced(ctx, config));
 }
 
 /* An evaluation that only changes the block size of the best configuration
@@ -244,9 +242,7 @@ static double shape_time(const uint16_t *r)
 
 static double shape_eval(void *ctx, size_t config)
 {
-    probe *p = ctx;
-    traced(p, config);
-    return shape_time(p->sp->configs + config * 5);
+    return shape_time(traced(ctx, config));
 }
 
 /* An evaluation that changes at least 3 flags of the best configuration so
@@ -293,9 +289,7 @@ static bool fails(const uint16_t *r)
 
 static double corner_eval(void *ctx, size_t config)
 {
-    probe *p = ctx;
-    traced(p, config);
-    const uint16_t *r = p->sp->configs + config * (size_t)p->sp->n_params;
+    const uint16_t *r = traced(ctx, config);
     return fails(r) ? -1 : bowl_time(r);
 }
 

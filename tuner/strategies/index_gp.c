@@ -88,14 +88,12 @@ double aoe_index_gp_ei(aoe_index_gp *g, const aoe_search *s, long row, double f,
         k[i] = kern(g, s, row, g->rows[i], g->ls);
         mean += k[i] * g->alpha[i];
     }
-    for (size_t i = 0; i < n; i += EI_CHECK) {
+    for (size_t i = 0;; i += EI_CHECK) { /* a bound until i reaches n, then the value */
         double var = 1 - ex;
-        double bound = aoe_expected_improvement(f, mean, sqrt(var > 1e-12 ? var : 1e-12));
-        if (bound <= floor) return bound;
+        double ei = aoe_expected_improvement(f, mean, sqrt(var > 1e-12 ? var : 1e-12));
+        if (i >= n || ei <= floor) return ei;
         aoe_gp_forward(g->l, c, i, i + EI_CHECK < n ? i + EI_CHECK : n, k, &ex);
     }
-    double var = 1 - ex;
-    return aoe_expected_improvement(f, mean, sqrt(var > 1e-12 ? var : 1e-12));
 }
 
 double aoe_expected_improvement(double f, double mu, double sd)

@@ -30,11 +30,11 @@
  * Where a member is right about a space it gets most evaluations; where it
  * is wrong the others take them, so the search keeps improving instead of
  * stalling. The last 5 % of the budget (`tail`, at most 20 evaluations)
- * goes to bo scoring every unseen row: a global look for an optimum two changes from every good
- * configuration, which no member's local step reaches and bo's random rows
- * rarely include. Spaces of at most 1024 configurations start with Bayesian
- * optimisation (surrogate_bo.c); spaces whose parameters have more than 512
- * values in all run on evolve and step. */
+ * goes to bo scoring every unseen row: a global look for an optimum two
+ * changes from every good configuration, which no member's local step
+ * reaches and bo's random rows rarely include. Spaces of at most 1024 configurations start with
+ * Bayesian optimisation (surrogate_bo.c); spaces whose parameters have more than 512 values in all
+ * run on evolve and step. */
 #include "tuner/strategies/portfolio.h"
 #include "tuner/strategies/additive_model.h"
 #include "tuner/strategies/common.h"
@@ -53,7 +53,7 @@
 #define BO_NEAR 3       /* ... and scores the unseen neighbours of the 3 best */
 #define BO_NOISE 0.1    /* observation noise variance, targets standardised */
 #define TAIL_ROWS 32768 /* in the tail, bo scores every unseen row of spaces up to this size */
-#define TAIL_MAX 20     /* ... for at most 20 evaluations: up to about 0.1 s a choice */
+#define TAIL_MAX 20     /* ... for at most 20 evaluations: up to about 0.2 s a choice */
 
 static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likelihood */
 
@@ -299,9 +299,7 @@ void aoe_strategy_portfolio(aoe_search *s)
     else if (!(off >> ARM_SHAPE & 1))
         aoe_surrogate_leave_shapes(sur);
     size_t n_init = aoe_surrogate_initial_count(s), seen = 0, n_ranked = 0;
-    /* The tail: the last `tail` share of the budget goes to bo scoring every
-     * unseen row, a global look for an optimum that no member's local steps
-     * reach (a block shape two changes from every good one). */
+    /* The tail (top of the file): bo's global look, at most TAIL_MAX long. */
     size_t tail_len = (size_t)(set.tail * (double)s->max_evals);
     size_t tail_from = s->max_evals - (tail_len < TAIL_MAX ? tail_len : TAIL_MAX);
     while (!aoe_search_done(s)) {
