@@ -93,7 +93,7 @@ def main():
         with open(cachefile, "w") as f:
             json.dump(doc, f)
         out = {"dataset": os.path.basename(a.dataset), "optimum": optimum,
-               "kernel_tuner": kt.__version__, "strategies": []}
+               "kernel_tuner": kt.__version__, "seed": a.seed, "strategies": []}
         for strategy in a.strategies.split(","):
             entry = {"strategy": strategy, "fractions": {}, "seconds": {}, "restarted_runs": {}}
             for budget in [int(b) for b in a.budgets.split(",")]:

@@ -3,8 +3,19 @@ Tuner's, per recorded space and budget, as Markdown. Standard library only.
 
   strategy_report.py --kt DIR --aoe DIR --datasets DIR --budgets 25,50,100,200
                      --runs R --aoe-strategies L --kt-strategies L
-  strategy_report.py --check FILE --runs R --budgets L --kt-strategies L
+  strategy_report.py --check FILE --runs R --budgets L --kt-strategies L [--seed K]
       exit 0 when FILE holds every Kernel Tuner strategy and budget with R runs
+      from seed K (default 1)
+  strategy_report.py --plan --kt DIR --datasets DIR --budgets L --kt-strategies L
+      one line per space and budget: the space, the best Kernel Tuner strategy
+      on the runs in DIR, the budget (what --confirm measures again)
+
+With --confirm N --confirm-dir DIR the report ends with the confirmation: the
+best Kernel Tuner strategy of every space and budget, chosen on seeds 1..R,
+and auto, both measured again on seeds R+1..R+N (DIR/kt/SPACE.STRATEGY.BUDGET.json,
+DIR/aoe/SPACE.jsonl). The best of eight means is biased upward (the winner's
+curse: on 20 seeds the strategy that wins is often the one that was lucky);
+fresh seeds measure the chosen strategy without that bias.
 
 "auto is at least the best" means: auto's mean plus one standard error of
 the difference (the two errors added in quadrature) reaches the best Kernel
@@ -26,10 +37,12 @@ def mean_se(values):
     return m, se
 
 
-def kt_complete(path, runs, budgets, strategies):
+def kt_complete(path, runs, budgets, strategies, seed=1):
     try:
         with open(path) as f:
             doc = json.load(f)
+        if doc.get("seed", 1) != seed:  # files from before "seed" was written began at 1
+            return False
         have = {s["strategy"]: s["fractions"] for s in doc["strategies"]}
         return all(s in have and all(len(have[s].get(str(b), [])) == runs for b in budgets)
                    for s in strategies)
@@ -71,6 +84,60 @@ def dataset_facts(path):
             "median": statistics.median(times)}
 
 
+def best_kt(kt, kt_names, budgets):
+    """The Kernel Tuner strategy with the highest mean at each budget."""
+    return {b: max(kt_names, key=lambda s: kt[s][b][0]) for b in budgets}
+
+
+def space_names(datasets):
+    return sorted(f[:-8] for f in os.listdir(datasets) if f.endswith(".json.gz"))
+
+
+def plan(a):
+    for name in space_names(a.datasets):
+        best = best_kt(load_kt(a.kt, name), a.kt_strategies.split(","), a.budgets.split(","))
+        for b, s in best.items():
+            print(name, s, b)
+
+
+def load_confirmed_kt(folder, name, strategy, budget):
+    with open(os.path.join(folder, "kt", "%s.%s.%s.json" % (name, strategy, budget))) as f:
+        doc = json.load(f)
+    entry = [s for s in doc["strategies"] if s["strategy"] == strategy][0]
+    return mean_se(entry["fractions"][budget])
+
+
+def confirmation(a, names, budgets, kt_names):
+    first, last = a.runs + 1, a.runs + a.confirm
+    print("## Confirmation on fresh seeds\n")
+    print("The best Kernel Tuner strategy of each cell above is chosen on seeds 1..%d, so "
+          "its mean there is the largest of %d noisy means and biased upward (the "
+          "winner's curse). Here that strategy and auto are measured again on %d fresh "
+          "seeds (%d..%d). Cells: auto, then the strategy chosen above and its mean on "
+          "the fresh seeds.\n" % (a.runs, len(kt_names), a.confirm, first, last))
+    print("| space | " + " | ".join("@%s" % b for b in budgets) + " |")
+    print("|---" * (len(budgets) + 1) + "|")
+    met = {b: 0 for b in budgets}
+    sums = {b: [] for b in budgets}
+    for name in names:
+        best = best_kt(load_kt(a.kt, name), kt_names, budgets)
+        auto = load_aoe(os.path.join(a.confirm_dir, "aoe"), name)["auto"]
+        cells = []
+        for b in budgets:
+            k = load_confirmed_kt(a.confirm_dir, name, best[b], b)
+            ok, text = verdict(auto[b][:2], k)
+            met[b] += ok
+            sums[b].append(auto[b][0])
+            cells.append("%.3f ± %.3f; kt:%s %.3f ± %.3f: %s"
+                         % (auto[b][0], auto[b][1], best[b], k[0], k[1], text))
+        print("| %s | %s |" % (name, " | ".join(cells)))
+    print("\nOn the fresh seeds, auto at least the best of Kernel Tuner (within one standard "
+          "error): " + ", ".join("@%s on %d of %d spaces" % (b, met[b], len(names))
+                                 for b in budgets)
+          + "; auto's mean over the spaces: "
+          + ", ".join("@%s %.4f" % (b, statistics.fmean(sums[b])) for b in budgets) + ".\n")
+
+
 def verdict(auto, best):
     (am, ase), (km, kse) = auto, best
     gap = km - am
@@ -84,7 +151,7 @@ def report(a):
     budgets = a.budgets.split(",")
     aoe_names = a.aoe_strategies.split(",")
     kt_names = a.kt_strategies.split(",")
-    names = sorted(f[:-8] for f in os.listdir(a.datasets) if f.endswith(".json.gz"))
+    names = space_names(a.datasets)
     print("# Search strategies against Kernel Tuner 1.5.0\n")
     print("Simulation on recorded full search spaces; every budget is its own set of "
           "%d runs (seeds 1..%d); a budget of N is N distinct configurations, failed "
@@ -103,7 +170,7 @@ def report(a):
                  facts["median"]))
         print("| strategy | " + " | ".join("@%s" % b for b in budgets) + " |")
         print("|---" * (len(budgets) + 1) + "|")
-        best = {b: max(kt_names, key=lambda s: kt[s][b][0]) for b in budgets}
+        best = best_kt(kt, kt_names, budgets)
         for s in aoe_names:
             cells = ["%.3f ± %.3f" % aoe[s][b][:2] for b in budgets]
             print("| %s | %s |" % (s, " | ".join(cells)))
@@ -139,11 +206,17 @@ def report(a):
           "(kernel time alone, before compilation and verification), %.2fx on average, "
           "%.2fx at most.\n" % (budgets[-1], statistics.fmean(chosen_ms), max(chosen_ms),
                                 statistics.fmean(ratios), max(ratios)))
+    if a.confirm:
+        confirmation(a, names, budgets, kt_names)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--plan", action="store_true")
+    ap.add_argument("--confirm", type=int, default=0)
+    ap.add_argument("--confirm-dir")
     ap.add_argument("--kt")
     ap.add_argument("--aoe")
     ap.add_argument("--datasets")
@@ -155,11 +228,16 @@ def main():
     a = ap.parse_args()
     if a.check:
         sys.exit(0 if kt_complete(a.check, a.runs, a.budgets.split(","),
-                                  a.kt_strategies.split(",")) else 1)
-    if not (a.kt and a.aoe and a.datasets):
+                                  a.kt_strategies.split(","), a.seed) else 1)
+    if a.plan:
+        if not (a.kt and a.datasets):
+            ap.error("--kt and --datasets are needed for a plan")
+    elif not (a.kt and a.aoe and a.datasets):
         ap.error("--kt, --aoe and --datasets are needed for a report")
+    if a.confirm and not a.confirm_dir:
+        ap.error("--confirm needs --confirm-dir")
     try:
-        report(a)
+        plan(a) if a.plan else report(a)
     except (OSError, ValueError, KeyError) as e:
         sys.exit("strategy_report: incomplete results (%s: %s); run compare-strategies again"
                  % (type(e).__name__, e))
