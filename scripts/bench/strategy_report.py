@@ -50,11 +50,16 @@ def kt_complete(path, runs, budgets, strategies, seed=1):
         return False
 
 
-def load_kt(folder, name):
-    with open(os.path.join(folder, name + ".json")) as f:
+def load_kt_file(path):
+    """{strategy: {budget: (mean, se)}} of one kernel_tuner_sim.py result."""
+    with open(path) as f:
         doc = json.load(f)
     return {s["strategy"]: {b: mean_se(v) for b, v in s["fractions"].items()}
             for s in doc["strategies"]}
+
+
+def load_kt(folder, name):
+    return load_kt_file(os.path.join(folder, name + ".json"))
 
 
 def load_aoe(folder, name):
@@ -101,10 +106,8 @@ def plan(a):
 
 
 def load_confirmed_kt(folder, name, strategy, budget):
-    with open(os.path.join(folder, "kt", "%s.%s.%s.json" % (name, strategy, budget))) as f:
-        doc = json.load(f)
-    entry = [s for s in doc["strategies"] if s["strategy"] == strategy][0]
-    return mean_se(entry["fractions"][budget])
+    path = os.path.join(folder, "kt", "%s.%s.%s.json" % (name, strategy, budget))
+    return load_kt_file(path)[strategy][budget]
 
 
 def confirmation(a, names, budgets, kt_names):

@@ -32,9 +32,9 @@
  * stalling. The last 5 % of the budget (`tail`, at most 20 evaluations)
  * goes to bo scoring every unseen row: a global look for an optimum two
  * changes from every good configuration, which no member's local step
- * reaches and bo's random rows rarely include. Spaces of at most 1024 configurations start with
- * Bayesian optimisation (surrogate_bo.c); spaces whose parameters have more than 512 values in all
- * run on evolve and step. */
+ * reaches and bo's random rows rarely include. Spaces of at most 1024
+ * configurations start with Bayesian optimisation (surrogate_bo.c); spaces
+ * whose parameters have more than 512 values in all run on evolve and step. */
 #include "tuner/strategies/portfolio.h"
 #include "tuner/strategies/additive_model.h"
 #include "tuner/strategies/common.h"
