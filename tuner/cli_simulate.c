@@ -41,7 +41,7 @@ static void usage(FILE *out)
         "  --set N=V      one setting of the portfolio search (auto), to choose them\n"
         "                 by cross-validation (scripts/bench/cross-validate): decay,\n"
         "                 floor, top, sharp, off, rule, gain, bo_draws, bo_failed,\n"
-        "                 tail (tuner/strategies/portfolio.c)\n"
+        "                 tail, stall, burst (tuner/strategies/portfolio.c)\n"
         "  --json         {\"dataset\", \"optimum\", \"strategies\": [{\"strategy\",\n"
         "                 \"fraction_at\": {\"25\": f, ...}, \"stderr_at\": {\"25\": se, ...},\n"
         "                 \"ms_per_eval\": time to choose one configuration}]}\n");

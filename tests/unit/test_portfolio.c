@@ -357,27 +357,58 @@ static void make_island(void)
     island_space = (aoe_search_space){NP, n_values, n, island_rows, NULL};
 }
 
-Test(portfolio, tail_is_a_global_look_at_the_end_of_the_budget)
+/* 20 runs of 60 on the island, bo scoring 64 random rows, with neither the
+ * tail nor stall bursts and then with `name` = `value` (and `name2` =
+ * `value2` unless NULL): the runs that found the optimum, without and with,
+ * into found[]. The two searches must be the same for their first `same`
+ * evaluations, and neither may measure a configuration twice. */
+static void island_runs(const char *name, double value, const char *name2, double value2,
+                        size_t same, int found[2])
 {
     make_island();
     static probe a, t;
-    int found[2] = {0, 0};
+    found[0] = found[1] = 0;
     for (uint64_t seed = 1; seed <= 20; seed++) {
         cr_assert_eq(aoe_portfolio_set("bo_draws", 64), 0);
         cr_assert_eq(aoe_portfolio_set("tail", 0), 0);
+        cr_assert_eq(aoe_portfolio_set("stall", 0), 0);
         aoe_search_result ra = run_on("auto", &island_space, island_eval, &a, 60, seed);
-        cr_assert_eq(aoe_portfolio_set("tail", 0.25), 0);
+        cr_assert_eq(aoe_portfolio_set(name, value), 0);
+        if (name2) cr_assert_eq(aoe_portfolio_set(name2, value2), 0);
         aoe_search_result rt = run_on("auto", &island_space, island_eval, &t, 60, seed);
         aoe_portfolio_defaults();
-        cr_assert_eq(memcmp(a.trace, t.trace, 45 * sizeof(long)), 0, "seed %d", (int)seed);
+        cr_assert_eq(memcmp(a.trace, t.trace, same * sizeof(long)), 0, "seed %d", (int)seed);
         cr_assert_not(a.twice || t.twice, "a configuration measured twice, seed %d", (int)seed);
         found[0] += ra.best_time == 1.0;
         found[1] += rt.best_time == 1.0;
     }
+}
+
+Test(portfolio, tail_is_a_global_look_at_the_end_of_the_budget)
+{
+    int found[2];
+    island_runs("tail", 0.25, NULL, 0, 45, found);
     cr_log_info("island, 20 x 60: optimum found in %d runs without the tail, %d with", found[0],
                 found[1]);
     cr_assert_geq(found[1], found[0] + 6, "found in %d runs with the tail, %d without", found[1],
                   found[0]);
+}
+
+/* The same island, with no tail: after `stall` evaluations in which no time
+ * beat the best by `gain`, `burst` evaluations go to bo scoring every unseen
+ * row. A search that has settled in a good basin two changes from the
+ * optimum stops improving there, and the burst finds the optimum; before the
+ * first burst, the search is the same one, draw for draw. 20 runs of 60 with
+ * bursts of 10 after 10 evaluations without a gain: found in 14 runs, against
+ * 3 without. */
+Test(portfolio, a_stall_brings_a_global_look)
+{
+    int found[2];
+    island_runs("stall", 10, "burst", 10, 10, found);
+    cr_log_info("island, 20 x 60: optimum found in %d runs without stall bursts, %d with", found[0],
+                found[1]);
+    cr_assert_geq(found[1], found[0] + 6, "found in %d runs with stall bursts, %d without",
+                  found[1], found[0]);
 }
 
 Test(portfolio, settings_are_checked_and_take_effect)
@@ -394,12 +425,15 @@ Test(portfolio, settings_are_checked_and_take_effect)
     cr_assert_eq(aoe_portfolio_set("bo_failed", 101), -1);
     cr_assert_eq(aoe_portfolio_set("bo_draws", 1.5), -1);
     cr_assert_eq(aoe_portfolio_set("tail", 0.6), -1);
+    cr_assert_eq(aoe_portfolio_set("stall", 1.5), -1);
+    cr_assert_eq(aoe_portfolio_set("burst", 1001), -1);
     /* What the messages say: each setting's range, every name. */
     cr_assert_str_eq(aoe_portfolio_range("bo_failed"), "a whole number in 0..100");
     cr_assert_str_eq(aoe_portfolio_range("gain"), "a number in 0..0.99");
     cr_assert_null(aoe_portfolio_range("nope"));
     cr_assert_str_eq(aoe_portfolio_names(),
-                     "decay, floor, top, sharp, off, rule, gain, bo_draws, bo_failed, tail");
+                     "decay, floor, top, sharp, off, rule, gain, bo_draws, bo_failed, tail, "
+                     "stall, burst");
     /* Every arm off: what is left is random search, draw for draw. */
     static probe a, r;
     cr_assert_eq(aoe_portfolio_set("off", 63), 0);

@@ -29,10 +29,14 @@
  * (scripts/bench/cross-validate; `--set off=N` in simulation changes it).
  * Where a member is right about a space it gets most evaluations; where it
  * is wrong the others take them, so the search keeps improving instead of
- * stalling. The last 5 % of the budget (`tail`, at most 20 evaluations)
- * goes to bo scoring every unseen row: a global look for an optimum two
- * changes from every good configuration, which no member's local step
- * reaches and bo's random rows rarely include. Spaces of at most 1024
+ * stalling. A global look, bo scoring every unseen row, finds an optimum
+ * two changes from every good configuration, which no member's local step
+ * reaches and bo's random rows rarely include. It gets the last 5 % of the
+ * budget (`tail`, at most 20 evaluations) and a burst of `burst` (3)
+ * evaluations whenever `stall` (30) have passed without a time that beats
+ * the best by `gain`: where the members have stopped finding better
+ * configurations the look costs little, and where they still find them (the
+ * convolutions' tiled paths) it does not run. Spaces of at most 1024
  * configurations start with Bayesian optimisation (surrogate_bo.c); spaces
  * whose parameters have more than 512 values in all run on evolve and step. */
 #include "tuner/strategies/portfolio.h"
@@ -52,7 +56,7 @@
 #define BO_OBS 200      /* the BO member's GP fits at most the 200 best configurations */
 #define BO_NEAR 3       /* ... and scores the unseen neighbours of the 3 best */
 #define BO_NOISE 0.1    /* observation noise variance, targets standardised */
-#define TAIL_ROWS 32768 /* in the tail, bo scores every unseen row of spaces up to this size */
+#define TAIL_ROWS 32768 /* a global look scores every unseen row of spaces up to this size */
 #define TAIL_MAX 20     /* ... for at most 20 evaluations: up to about 0.2 s a choice */
 
 static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likelihood */
@@ -73,7 +77,11 @@ static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likeli
     X(bo_failed, 10, 100, 1, "failed configurations the bo member fits, at the worst time seen")   \
     X(tail, 0.05, 0.5, 0,                                                                          \
       "share of the budget (at most 20 evaluations), at its end, where bo "                        \
-      "scores every unseen row")
+      "scores every unseen row")                                                                   \
+    X(stall, 30, 1e6, 1,                                                                           \
+      "evaluations without beating the best by `gain` after which bo scores every unseen row "     \
+      "(0: never)")                                                                                \
+    X(burst, 3, 1000, 1, "... for this many evaluations, then the count starts again")
 
 #define FIELD(name, def, max, whole, what) double name;
 #define DEFAULT(name, def, max, whole, what) .name = def,
@@ -208,9 +216,9 @@ typedef struct {
  * values (a best block size at the end of its range) that the additive
  * model's one weight per value does not extrapolate. A failure is fitted at
  * the worst time seen: left out, the model's uncertainty is highest where
- * configurations fail, and expected improvement sends it there. In the tail
- * (`every`) it scores every unseen row instead of the random ones (spaces
- * larger than TAIL_ROWS: that many random ones). */
+ * configurations fail, and expected improvement sends it there. In a global
+ * look (`every`: the tail or a burst) it scores every unseen row instead of
+ * the random ones (spaces larger than TAIL_ROWS: that many random ones). */
 static long bo_pick(aoe_search *s, bo_work *w, const long *ranked, size_t n_ranked, long *nb,
                     size_t cap, bool every)
 {
@@ -278,7 +286,8 @@ void aoe_strategy_portfolio(aoe_search *s)
     bandit b = {0};
     size_t draws = (size_t)set.bo_draws,
            tail_rows = sp->n_configs < TAIL_ROWS ? sp->n_configs : TAIL_ROWS;
-    if (set.tail > 0 && tail_rows > draws) draws = tail_rows; /* rows bo may score */
+    if ((set.tail > 0 || set.stall > 0) && tail_rows > draws)
+        draws = tail_rows; /* rows bo may score in the tail or a burst */
     long *nb = malloc((cap ? cap : 1) * sizeof(long));
     long *ranked = malloc(sp->n_configs * sizeof(long));
     bo_work w = {.obs = malloc(BO_OBS * sizeof(long)),
@@ -302,6 +311,10 @@ void aoe_strategy_portfolio(aoe_search *s)
     /* The tail (top of the file): bo's global look, at most TAIL_MAX long. */
     size_t tail_len = (size_t)(set.tail * (double)s->max_evals);
     size_t tail_from = s->max_evals - (tail_len < TAIL_MAX ? tail_len : TAIL_MAX);
+    /* A stall (top of the file): `since` counts evaluations since the best
+     * was last beaten by `gain`, or since the last burst ended. */
+    size_t since = 0, burst_left = 0;
+    double best_t = INFINITY;
     while (!aoe_search_done(s)) {
         for (; seen < s->evals; seen++) {
             long r = s->history[seen];
@@ -311,12 +324,14 @@ void aoe_strategy_portfolio(aoe_search *s)
         long next = -1;
         int arm = -1;
         if (n_ranked >= n_init) {
-            bool tail = s->evals >= tail_from && !(off >> ARM_BO & 1);
-            arm = tail ? ARM_BO : choose_arm(&b, &s->rng, off);
+            if (set.stall > 0 && !burst_left && since >= (size_t)set.stall)
+                burst_left = (size_t)set.burst;
+            bool global = (s->evals >= tail_from || burst_left) && !(off >> ARM_BO & 1);
+            arm = global ? ARM_BO : choose_arm(&b, &s->rng, off);
             if (arm == ARM_MODEL)
                 next = aoe_surrogate_propose(sur, s);
             else if (arm == ARM_BO)
-                next = bo_pick(s, &w, ranked, n_ranked, nb, cap, tail);
+                next = bo_pick(s, &w, ranked, n_ranked, nb, cap, global);
             else if (arm == ARM_STEP)
                 next = step_pick(s, ranked[0], nb, cap);
             else if (arm == ARM_EVOLVE)
@@ -329,6 +344,9 @@ void aoe_strategy_portfolio(aoe_search *s)
         double bar = reward_bar(s, ranked, n_ranked);
         double t = aoe_search_eval(s, next);
         if (arm >= 0) reward(&b, arm, t > 0 && t < bar);
+        since = t > 0 && t < best_t * (1 - set.gain) ? 0 : since + 1;
+        if (t > 0 && t < best_t) best_t = t;
+        if (burst_left && !--burst_left) since = 0;
     }
 out:
     aoe_surrogate_free(sur);
