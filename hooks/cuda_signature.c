@@ -383,7 +383,7 @@ static int one_param(const char *b, const char *e, int last, aoe_cu_sig_param *o
     int is_builtin;
     if (describe(&pt, &out[*n], &code, &is_builtin)) return AOE_CU_SIG_UNREAD;
     if (mg) {
-        char named_code[140];
+        char named_code[sizeof pt.named + 20]; /* the length (any size_t), then the name */
         if (!code) {
             snprintf(named_code, sizeof named_code, "%zu%s", strlen(pt.named), pt.named);
             code = named_code;

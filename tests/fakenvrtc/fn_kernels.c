@@ -125,7 +125,11 @@ static void mangle(fn_kernel *k, const char *params, const char *params_end)
         ok = used + 1 < sizeof m;
         if (ok) memcpy(m + used, "v", 2);
     }
-    if (!ok) snprintf(m, sizeof m, "_Z%zu%sv", strlen(k->name), k->name);
+    if (!ok) { /* a name too long for m is cut; the result is kept so that gcc at -O0
+                * does not report the cut as an error (-Wformat-truncation) */
+        int w = snprintf(m, sizeof m, "_Z%zu%sv", strlen(k->name), k->name);
+        (void)w;
+    }
     snprintf(k->lowered, sizeof k->lowered, "%s", m);
 }
 
