@@ -314,7 +314,6 @@ void aoe_strategy_portfolio(aoe_search *s)
     /* A stall (top of the file): `since` counts evaluations since the best
      * was last beaten by `gain`, or since the last burst ended. */
     size_t since = 0, burst_left = 0;
-    double best_t = INFINITY;
     while (!aoe_search_done(s)) {
         for (; seen < s->evals; seen++) {
             long r = s->history[seen];
@@ -342,10 +341,10 @@ void aoe_strategy_portfolio(aoe_search *s)
         if (next < 0) next = aoe_search_random_unseen(s);
         if (next < 0) break;
         double bar = reward_bar(s, ranked, n_ranked);
+        double best = n_ranked ? s->times[ranked[0]] : INFINITY;
         double t = aoe_search_eval(s, next);
         if (arm >= 0) reward(&b, arm, t > 0 && t < bar);
-        since = t > 0 && t < best_t * (1 - set.gain) ? 0 : since + 1;
-        if (t > 0 && t < best_t) best_t = t;
+        since = t > 0 && t < best * (1 - set.gain) ? 0 : since + 1;
         if (burst_left && !--burst_left) since = 0;
     }
 out:
