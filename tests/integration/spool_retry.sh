@@ -9,8 +9,8 @@ S=${AOE_SOURCE_DIR:?}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 if ! unshare -m true 2>/dev/null; then
-  echo "spool_retry: cannot create a mount namespace here (needs root); not run"
-  exit 0
+  echo "spool_retry: cannot create a mount namespace here (needs root); skipped"
+  exit 77
 fi
 mkdir -p "$T/fs" "$T/spool"
 chmod 700 "$T/spool"
