@@ -411,6 +411,68 @@ Test(portfolio, a_stall_brings_a_global_look)
                   found[1], found[0]);
 }
 
+/* An evaluation that is not a neighbour (one change) of one of the 3 best
+ * configurations before it (the probe's rows of the bowl). */
+static int off_the_best_three(const probe *p)
+{
+    int n = 0;
+    for (size_t i = 1; i < p->calls && i < 256; i++) {
+        const uint16_t *r = rows + p->trace[i] * NP;
+        double top[3] = {INFINITY, INFINITY, INFINITY};
+        long at[3] = {-1, -1, -1};
+        for (size_t j = 0; j < i; j++) {
+            double t = bowl_time(rows + p->trace[j] * NP);
+            for (int k = 0; k < 3; k++)
+                if (t < top[k]) {
+                    for (int m = 2; m > k; m--) top[m] = top[m - 1], at[m] = at[m - 1];
+                    top[k] = t, at[k] = p->trace[j];
+                    break;
+                }
+        }
+        bool near = false;
+        for (int k = 0; k < 3 && !near; k++) {
+            if (at[k] < 0) continue;
+            int changed = 0;
+            for (int q = 0; q < NP; q++) changed += r[q] != rows[at[k] * NP + q];
+            near = changed == 1;
+        }
+        n += !near;
+    }
+    return n;
+}
+
+/* The step member alone (`off` 55: no global looks either), its neighbour
+ * drawn at random or ranked by the model's mean (`step_by` 1). After the
+ * random start (5 evaluations at this budget) every step is a neighbour of
+ * one of the 3 best. On the bowl, whose effects are almost additive, the
+ * model's ranking descends faster than a random neighbour (one of 24). */
+Test(portfolio, step_by_the_model_takes_the_neighbour_the_model_ranks_best)
+{
+    make_bowl();
+    static probe p;
+    int exact[2] = {0, 0};
+    double sum[2] = {0, 0};
+    for (int by = 0; by <= 1; by++) {
+        cr_assert_eq(aoe_portfolio_set("off", 55), 0);
+        cr_assert_eq(aoe_portfolio_set("step_by", by), 0);
+        for (uint64_t seed = 1; seed <= 20; seed++) {
+            aoe_search_result a = run("auto", &bowl_space, &p, 30, seed);
+            exact[by] += a.best_time == 1.0;
+            sum[by] += a.best_time;
+            cr_assert_leq(off_the_best_three(&p), 5,
+                          "step_by %d, seed %d: steps away from the best", by, (int)seed);
+        }
+    }
+    aoe_portfolio_defaults();
+    cr_log_info("bowl, step member alone, 20 x 30: exact optimum in %d runs at random, %d by the "
+                "model; mean best %.2f and %.2f",
+                exact[0], exact[1], sum[0] / 20, sum[1] / 20);
+    cr_assert_geq(exact[1], exact[0] + 4, "exact in %d runs by the model, %d at random", exact[1],
+                  exact[0]);
+    cr_assert_lt(sum[1], sum[0], "mean best %.2f by the model, %.2f at random", sum[1] / 20,
+                 sum[0] / 20);
+}
+
 Test(portfolio, settings_are_checked_and_take_effect)
 {
     make_bowl();
@@ -427,13 +489,15 @@ Test(portfolio, settings_are_checked_and_take_effect)
     cr_assert_eq(aoe_portfolio_set("tail", 0.6), -1);
     cr_assert_eq(aoe_portfolio_set("stall", 1.5), -1);
     cr_assert_eq(aoe_portfolio_set("burst", 1001), -1);
+    cr_assert_eq(aoe_portfolio_set("step_by", 2), -1);
+    cr_assert_eq(aoe_portfolio_set("step_by", 0.5), -1);
     /* What the messages say: each setting's range, every name. */
     cr_assert_str_eq(aoe_portfolio_range("bo_failed"), "a whole number in 0..100");
     cr_assert_str_eq(aoe_portfolio_range("gain"), "a number in 0..0.99");
     cr_assert_null(aoe_portfolio_range("nope"));
     cr_assert_str_eq(aoe_portfolio_names(),
                      "decay, floor, top, sharp, off, rule, gain, bo_draws, bo_failed, tail, "
-                     "stall, burst");
+                     "stall, burst, step_by");
     /* Every arm off: what is left is random search, draw for draw. */
     static probe a, r;
     cr_assert_eq(aoe_portfolio_set("off", 63), 0);

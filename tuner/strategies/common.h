@@ -106,6 +106,10 @@ void aoe_surrogate_free(aoe_surrogate *st);
 bool aoe_surrogate_has_shapes(const aoe_surrogate *st);
 /* A shape step now: an unseen row, or -1 (none left, or not possible here). */
 long aoe_surrogate_shape(aoe_surrogate *st, aoe_search *s);
+/* The model's local pick now (not a step of the schedule): the unseen
+ * neighbour of the 3 best rows that the additive model's mean ranks best, or
+ * -1 (before the model is fitted, or no unseen neighbour). */
+long aoe_surrogate_local(aoe_surrogate *st, aoe_search *s);
 /* From now on propose makes no periodic shape steps: the caller makes them. */
 void aoe_surrogate_leave_shapes(aoe_surrogate *st);
 /* Random configurations the surrogate measures before its model is fitted

@@ -17,7 +17,8 @@
  *   evolve  a child of two of the 8 best configurations (uniform crossover
  *           and one mutated value), as a genetic algorithm breeds;
  *   step    a random unseen neighbour (one parameter changed) of the best
- *           configuration, as a hill climber moves;
+ *           configuration, as a hill climber moves (`step_by` 1: the
+ *           neighbour of the 3 best that the model's mean ranks best);
  *   shape   the model's shape step (surrogate.c): a new combination of the
  *           narrow parameters at the model's best block shape, only where
  *           shape steps are possible, and the model then leaves its own
@@ -81,7 +82,10 @@ static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likeli
     X(stall, 30, 1e6, 1,                                                                           \
       "evaluations without beating the best by `gain` after which bo scores every unseen row "     \
       "(0: never)")                                                                                \
-    X(burst, 3, 1000, 1, "... for this many evaluations, then the count starts again")
+    X(burst, 3, 1000, 1, "... for this many evaluations, then the count starts again")             \
+    X(step_by, 0, 1, 1,                                                                            \
+      "the step member's neighbour: 0 a random one of the best's, 1 the one of the 3 best's "      \
+      "that the model's mean ranks best")
 
 #define FIELD(name, def, max, whole, what) double name;
 #define DEFAULT(name, def, max, whole, what) .name = def,
@@ -331,6 +335,8 @@ void aoe_strategy_portfolio(aoe_search *s)
                 next = aoe_surrogate_propose(sur, s);
             else if (arm == ARM_BO)
                 next = bo_pick(s, &w, ranked, n_ranked, nb, cap, global);
+            else if (arm == ARM_STEP && set.step_by >= 1 && sur)
+                next = aoe_surrogate_local(sur, s);
             else if (arm == ARM_STEP)
                 next = step_pick(s, ranked[0], nb, cap);
             else if (arm == ARM_EVOLVE)

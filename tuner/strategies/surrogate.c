@@ -241,6 +241,36 @@ void aoe_surrogate_leave_shapes(aoe_surrogate *st)
     st->shapes_left = true;
 }
 
+/* Takes in the measurements made since the last call: the time of the last
+ * improvement, and the successful rows (failures teach nothing). */
+static void take_in(aoe_surrogate *st, const aoe_search *s)
+{
+    if (s->best_time < st->last_best) st->last_best = s->best_time, st->improved_at = s->evals;
+    for (; st->seen < s->evals; st->seen++) {
+        long r = s->history[st->seen];
+        if (s->times[r] > 0) st->ranked[st->n_ranked++] = r;
+    }
+}
+
+/* Sorts the measured rows best first and fits the additive model to their
+ * log times, capped (cap_log_time); returns the cap. */
+static double fit(aoe_surrogate *st, aoe_search *s)
+{
+    const aoe_search_space *sp = s->space;
+    aoe_additive_model *mp = &st->m;
+    long *ranked = st->ranked;
+    size_t n_ranked = st->n_ranked;
+    qsort_r(ranked, n_ranked, sizeof(long), aoe_by_time, s);
+    double ycap = cap_log_time(s, ranked, n_ranked, st->wide);
+    aoe_additive_reset(mp);
+    for (size_t i = 0; i < n_ranked; i++) {
+        double y = log(s->times[ranked[i]]);
+        aoe_additive_add(mp, sp, aoe_search_row(s, ranked[i]), y < ycap ? y : ycap);
+    }
+    aoe_additive_fit(mp);
+    return ycap;
+}
+
 /* One step of the schedule, or a shape step now (shape_now: not counted as a
  * step of the schedule). */
 static long propose(aoe_surrogate *st, aoe_search *s, bool shape_now)
@@ -251,13 +281,9 @@ static long propose(aoe_surrogate *st, aoe_search *s, bool shape_now)
     long *nb = st->nb, *ranked = st->ranked;
     double *ys = st->ys;
     size_t cap = st->cap, cap2 = st->cap2, gp_cap = st->gp_cap, n_init = st->n_init;
-    bool wide = st->wide, shapes = st->shapes;
+    bool shapes = st->shapes;
     int step = shape_now ? st->step : st->step++;
-    if (s->best_time < st->last_best) st->last_best = s->best_time, st->improved_at = s->evals;
-    for (; st->seen < s->evals; st->seen++) {
-        long r = s->history[st->seen];
-        if (s->times[r] > 0) ranked[st->n_ranked++] = r; /* failures teach nothing */
-    }
+    take_in(st, s);
     size_t n_ranked = st->n_ranked, improved_at = st->improved_at;
     long next = -1;
     /* Where shape steps are possible, every SHAPE_PERIOD-th step is one;
@@ -266,14 +292,7 @@ static long propose(aoe_surrogate *st, aoe_search *s, bool shape_now)
     bool periodic = shape_now || (step % period == period - 1 && !(shapes && st->shapes_left));
     bool shape_turn = periodic && shapes;
     if (n_ranked >= n_init && (!periodic || shape_turn)) {
-        qsort_r(ranked, n_ranked, sizeof(long), aoe_by_time, s);
-        double ycap = cap_log_time(s, ranked, n_ranked, wide);
-        aoe_additive_reset(mp);
-        for (size_t i = 0; i < n_ranked; i++) {
-            double y = log(s->times[ranked[i]]);
-            aoe_additive_add(mp, sp, aoe_search_row(s, ranked[i]), y < ycap ? y : ycap);
-        }
-        aoe_additive_fit(mp);
+        double ycap = fit(st, s);
         double var = mp->sum_yy / mp->n - (mp->sum_y / mp->n) * (mp->sum_y / mp->n);
         double sd = sqrt(var > 1e-12 ? var : 1e-12);
         bool local = step % GLOBAL_PERIOD != 0 || shape_turn;
@@ -324,6 +343,14 @@ long aoe_surrogate_propose(aoe_surrogate *st, aoe_search *s)
 long aoe_surrogate_shape(aoe_surrogate *st, aoe_search *s)
 {
     return st->shapes ? propose(st, s, true) : -1;
+}
+
+long aoe_surrogate_local(aoe_surrogate *st, aoe_search *s)
+{
+    take_in(st, s);
+    if (st->n_ranked < st->n_init) return -1;
+    fit(st, s);
+    return aoe_pick_local(s, &st->m, st->m.w, st->ranked, st->n_ranked, LOCAL_TOP, st->nb, st->cap);
 }
 
 void aoe_strategy_surrogate(aoe_search *s)
