@@ -411,30 +411,28 @@ Test(portfolio, a_stall_brings_a_global_look)
                   found[1], found[0]);
 }
 
-/* An evaluation that is not a neighbour (one change) of one of the 3 best
- * configurations before it (the probe's rows of the bowl). */
+/* Whether the j-th evaluation of the probe's trace was among the 3 best of
+ * the first i (the probe's rows of the bowl). */
+static bool among_best_three(const probe *p, size_t j, size_t i)
+{
+    double t = bowl_time(rows + p->trace[j] * NP);
+    int better = 0;
+    for (size_t k = 0; k < i; k++) better += bowl_time(rows + p->trace[k] * NP) < t;
+    return better < 3;
+}
+
+/* Evaluations that are not a neighbour (one change) of one of the 3 best
+ * configurations before them. */
 static int off_the_best_three(const probe *p)
 {
     int n = 0;
     for (size_t i = 1; i < p->calls && i < 256; i++) {
         const uint16_t *r = rows + p->trace[i] * NP;
-        double top[3] = {INFINITY, INFINITY, INFINITY};
-        long at[3] = {-1, -1, -1};
-        for (size_t j = 0; j < i; j++) {
-            double t = bowl_time(rows + p->trace[j] * NP);
-            for (int k = 0; k < 3; k++)
-                if (t < top[k]) {
-                    for (int m = 2; m > k; m--) top[m] = top[m - 1], at[m] = at[m - 1];
-                    top[k] = t, at[k] = p->trace[j];
-                    break;
-                }
-        }
         bool near = false;
-        for (int k = 0; k < 3 && !near; k++) {
-            if (at[k] < 0) continue;
+        for (size_t j = 0; j < i && !near; j++) {
             int changed = 0;
-            for (int q = 0; q < NP; q++) changed += r[q] != rows[at[k] * NP + q];
-            near = changed == 1;
+            for (int q = 0; q < NP; q++) changed += r[q] != rows[p->trace[j] * NP + q];
+            near = changed == 1 && among_best_three(p, j, i);
         }
         n += !near;
     }
