@@ -4,16 +4,32 @@
 
 #include "store/fingerprint.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 static aoe_ptr_slot g_slots[256];
 static aoe_ptr_table g_devices = AOE_PTR_TABLE_INIT(g_slots);
+/* One fingerprint built at a time: two threads launching on a new device at
+ * once would otherwise both build one, and the second insert would orphan
+ * the first (a leak, and two pointers for one device). */
+static pthread_mutex_t g_build = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *build(cl_device_id dev);
 
 const char *aoe_cl_fingerprint(cl_device_id dev)
 {
     const char *fp = aoe_ptr_find(&g_devices, dev);
     if (fp) return fp;
+    pthread_mutex_lock(&g_build);
+    fp = aoe_ptr_find(&g_devices, dev); /* built by another thread meanwhile */
+    if (!fp) fp = build(dev);
+    pthread_mutex_unlock(&g_build);
+    return fp;
+}
+
+static const char *build(cl_device_id dev)
+{
     cl_platform_id plat = NULL;
     char vendor[256] = "", name[256] = "", driver[256] = "";
     cl_uint cu = 0;
@@ -40,5 +56,6 @@ const char *aoe_cl_fingerprint(cl_device_id dev)
 
 void aoe_cl_device_atfork_child(void)
 {
+    pthread_mutex_init(&g_build, NULL); /* may have been held by a thread that is gone */
     aoe_ptr_table_atfork_child(&g_devices);
 }
