@@ -42,6 +42,11 @@ grep -q '^| auto | ' "$T/report.md" || fail "no auto row: $(cat "$T/report.md")"
 grep -q '@12 +0\.' "$T/report.md" || fail "auto not ahead at 12: $(grep against "$T/report.md")"
 grep -q '@3 on 0 of 2 spaces, @12 on 2 of 2 spaces' "$T/report.md" || fail "summary: $(grep 'at least' "$T/report.md")"
 grep -q "time to choose a configuration" "$T/report.md" || fail "no time to choose"
+# Relative paths are the caller's, not the repository's.
+(cd "$T" && "$cmp" --build "$B" --datasets data --kt-results kt --out rel --runs 3 --budgets 3,12 \
+  --kt-strategies pso,dual_annealing --aoe-strategies auto --markdown rel.md >/dev/null 2>"$T/stderr") ||
+  fail "compare-strategies with relative paths failed: $(cat "$T/stderr")"
+[ -s "$T/rel.md" ] && [ -s "$T/rel/aoe/other_pocl.jsonl" ] || fail "relative --out/--markdown not under the caller's folder"
 # An incomplete Kernel Tuner result is not taken (it would be run again: here
 # no venv may be made, so point AOE_KT_VENV at nothing and expect the failure).
 /usr/bin/python3 "$S/scripts/bench/strategy_report.py" --check "$T/kt/gemm_pocl.json" --runs 4 --budgets 3,12 \
@@ -51,20 +56,22 @@ grep -q "time to choose a configuration" "$T/report.md" || fail "no time to choo
 
 # The confirmation on fresh seeds (4..5): the best Kernel Tuner strategy of
 # each cell on seeds 1..3 (pso at both budgets) is measured again; here its
-# fresh results are made beforehand (seed 4, 2 runs, so they are reused, not
-# run, and no Kernel Tuner environment is made), and there it is a tenth of
-# the optimum: auto is ahead in every cell.
-mkdir -p "$T/bench/confirm/kt"
+# fresh results are kept beforehand beside the main ones, in KT/confirm (seed
+# 4, 2 runs, so they are taken, not run, and no Kernel Tuner environment is
+# made), and there it is a tenth of the optimum: auto is ahead in every cell.
+mkdir -p "$T/kt/confirm"
 for n in gemm_pocl other_pocl; do
   for b in 3 12; do
     printf '{"seed": 4, "strategies": [{"strategy": "pso", "fractions": {"%s": [0.1, 0.1]}}]}\n' "$b" \
-      >"$T/bench/confirm/kt/$n.pso.$b.json"
+      >"$T/kt/confirm/$n.pso.$b.json"
   done
 done
 AOE_KT_VENV=$T/no-venv "$cmp" --build "$B" --datasets "$T/data" --kt-results "$T/kt" --out "$T/bench" --runs 3 \
   --budgets 3,12 --kt-strategies pso,dual_annealing --aoe-strategies auto --confirm 2 >"$T/confirmed.md" 2>"$T/stderr" ||
   fail "compare-strategies --confirm failed: $(cat "$T/stderr")"
 [ ! -e "$T/no-venv" ] || fail "a Kernel Tuner environment was made though every result was there"
+cmp -s "$T/kt/confirm/other_pocl.pso.12.json" "$T/bench/confirm/kt/other_pocl.pso.12.json" ||
+  fail "the kept confirmation results were not taken into --out"
 grep -q '@3 on 0 of 2 spaces, @12 on 2 of 2 spaces' "$T/confirmed.md" || fail "first summary changed: $(cat "$T/confirmed.md")"
 grep -q '^On the fresh seeds, auto at least .*: @3 on 2 of 2 spaces, @12 on 2 of 2 spaces' "$T/confirmed.md" ||
   fail "confirmation summary: $(cat "$T/confirmed.md")"
