@@ -16,9 +16,10 @@
  *           times and the 10 latest failures;
  *   evolve  a child of two of the 8 best configurations (uniform crossover
  *           and one mutated value), as a genetic algorithm breeds;
- *   step    a random unseen neighbour (one parameter changed) of the best
- *           configuration, as a hill climber moves (`step_by` 1: the
- *           neighbour of the 3 best that the model's mean ranks best);
+ *   step    the unseen neighbour (one parameter changed) of the 3 best
+ *           configurations that the model's mean ranks best, as a hill
+ *           climber moves (`step_by` 0, or no model: a random unseen
+ *           neighbour of the best);
  *   shape   the model's shape step (surrogate.c): a new combination of the
  *           narrow parameters at the model's best block shape, only where
  *           shape steps are possible, and the model then leaves its own
@@ -83,7 +84,7 @@ static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likeli
       "evaluations without beating the best by `gain` after which bo scores every unseen row "     \
       "(0: never)")                                                                                \
     X(burst, 3, 1000, 1, "... for this many evaluations, then the count starts again")             \
-    X(step_by, 0, 1, 1,                                                                            \
+    X(step_by, 1, 1, 1,                                                                            \
       "the step member's neighbour: 0 a random one of the best's, 1 the one of the 3 best's "      \
       "that the model's mean ranks best")
 
