@@ -38,13 +38,14 @@ static void usage(FILE *out)
         "  --max-evals N  evaluations per run (default 200)\n"
         "  --runs R       runs per strategy, seeds K, K+1, ... (default 20)\n"
         "  --seed K       first seed (default 1)\n"
-        "  --set N=V      one setting of the portfolio search (auto), to choose them\n"
-        "                 by cross-validation (scripts/bench/cross-validate): decay,\n"
-        "                 floor, top, sharp, off, rule, gain, bo_draws, bo_failed,\n"
-        "                 tail, stall, burst (tuner/strategies/portfolio.c)\n"
         "  --json         {\"dataset\", \"optimum\", \"strategies\": [{\"strategy\",\n"
         "                 \"fraction_at\": {\"25\": f, ...}, \"stderr_at\": {\"25\": se, ...},\n"
-        "                 \"ms_per_eval\": time to choose one configuration}]}\n");
+        "                 \"ms_per_eval\": time to choose one configuration}]}\n"
+        "  --set N=V      one setting of the portfolio search (auto), to choose them\n"
+        "                 by cross-validation (scripts/bench/cross-validate); the\n"
+        "                 settings with their defaults (tuner/strategies/portfolio.c):\n"
+        "%s",
+        aoe_portfolio_help());
 }
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)

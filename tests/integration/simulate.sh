@@ -18,6 +18,16 @@ for bad in "--set nope=1" "--set bo_failed=101" "--bogus" "--runs"; do
   grep -q -- "--simulate --help" "$tmp/err" || { echo "FAIL: '$bad' does not point at --help"; exit 1; }
 done
 
+# --help lists every setting that --set takes, each with its default.
+"$AOE" tune --simulate --help >"$tmp/help"
+"$AOE" tune --simulate "$tmp/none.json.gz" --set nope=1 2>"$tmp/err" || true
+names=$(sed -n 's/.*(the settings: \(.*\))$/\1/p' "$tmp/err")
+[[ -n $names ]] || { echo "FAIL: no list of settings in: $(cat "$tmp/err")"; exit 1; }
+for n in ${names//,/ }; do
+  grep -Eq "^    $n=[0-9.e]+: " "$tmp/help" || { echo "FAIL: --help does not list '$n' with its default"; exit 1; }
+done
+grep -q '^    step_by=1: ' "$tmp/help" || { echo "FAIL: --help: step_by's default is not 1"; exit 1; }
+
 # The JSON: its fields, the checkpoints up to N, each a fraction in [0, 1]
 # that never falls; on the repository's own recorded space (PoCL GEMM, 56
 # configurations), so that this runs in any clone.

@@ -128,6 +128,13 @@ const char *aoe_portfolio_names(void)
     return &(SETTINGS(NAME))[2]; /* past the first ", " */
 }
 
+/* From the same table as the settings, so --help cannot fall behind it. */
+#define HELP(n, def, max, whole, what) "    " #n "=" #def ": " what "\n"
+const char *aoe_portfolio_help(void)
+{
+    return SETTINGS(HELP);
+}
+
 enum { ARM_MODEL, ARM_BO, ARM_EVOLVE, ARM_STEP, ARM_RANDOM, ARM_SHAPE, N_ARMS };
 
 typedef struct {

@@ -14,6 +14,9 @@ int aoe_portfolio_set(const char *name, double value);
 const char *aoe_portfolio_range(const char *name);
 const char *aoe_portfolio_names(void);
 
+/* One line per setting, "    name=default: what it means\n", for --help. */
+const char *aoe_portfolio_help(void);
+
 /* Puts every setting back to its default (the settings are process-wide). */
 void aoe_portfolio_defaults(void);
 
