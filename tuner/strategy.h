@@ -18,6 +18,10 @@ typedef struct {
     double time_limit_s; /* wall-clock limit, 0 = none */
     uint64_t seed;
     long start_config; /* evaluate this row first (the default policy), -1 = none */
+    /* The clock the time limit is read on, in seconds, called with the
+     * evaluation's ctx; NULL: CLOCK_MONOTONIC (a test counts time in
+     * evaluations with it). */
+    double (*clock)(void *ctx);
 } aoe_budget;
 
 typedef struct {

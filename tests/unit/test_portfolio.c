@@ -411,6 +411,44 @@ Test(portfolio, a_stall_brings_a_global_look)
                   found[1], found[0]);
 }
 
+/* A clock that counts time in evaluations, 1/128 s each (exact in binary). */
+static double clock_by_evals(void *ctx)
+{
+    return (double)((const probe *)ctx)->calls / 128;
+}
+
+/* The island again, ended by a time limit of 60 evaluations' worth on that
+ * clock, with room for every configuration: the tail (a quarter of the
+ * time) comes in its last 15 evaluations, as it does in a search of 60
+ * evaluations, and the two searches are the same one, draw for draw. */
+Test(portfolio, tail_comes_before_a_time_limit_too)
+{
+    make_island();
+    static probe a, t;
+    int found = 0;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        cr_assert_eq(aoe_portfolio_set("bo_draws", 64), 0);
+        cr_assert_eq(aoe_portfolio_set("stall", 0), 0);
+        cr_assert_eq(aoe_portfolio_set("tail", 0.25), 0);
+        aoe_search_result ra = run_on("auto", &island_space, island_eval, &a, 60, seed);
+        memset(&t, 0, sizeof t);
+        t.sp = &island_space;
+        aoe_budget b = {.max_evals = 10000,
+                        .time_limit_s = 60.0 / 128,
+                        .seed = seed,
+                        .start_config = -1,
+                        .clock = clock_by_evals};
+        aoe_search_result rt;
+        cr_assert_eq(aoe_strategy_run("auto", &island_space, island_eval, &t, &b, &rt), 0);
+        aoe_portfolio_defaults();
+        cr_assert_eq(rt.evaluations, 60, "seed %d: %zu evaluations", (int)seed, rt.evaluations);
+        cr_assert_eq(memcmp(a.trace, t.trace, 60 * sizeof(long)), 0, "seed %d", (int)seed);
+        cr_assert_eq(ra.best_time, rt.best_time);
+        found += rt.best_time == 1.0;
+    }
+    cr_log_info("island, 20 runs of 60 evaluations' time: optimum found in %d", found);
+}
+
 /* Whether the j-th evaluation of the probe's trace was among the 3 best of
  * the first i (the probe's rows of the bowl). */
 static bool among_best_three(const probe *p, size_t j, size_t i)

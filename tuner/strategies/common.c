@@ -66,6 +66,11 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static double search_now(const aoe_search *s)
+{
+    return s->clock ? s->clock(s->ctx) : now_s();
+}
+
 static uint64_t hash_vec(const uint16_t *v, int n)
 {
     uint64_t h = 0x243f6a8885a308d3ULL;
@@ -120,7 +125,10 @@ int aoe_search_init(aoe_search *s, const aoe_search_space *space, aoe_eval_fn ev
     s->best_time = INFINITY;
     size_t n = space->n_configs;
     s->max_evals = budget->max_evals && budget->max_evals < n ? budget->max_evals : n;
-    s->deadline = budget->time_limit_s > 0 ? now_s() + budget->time_limit_s : 0;
+    s->clock = budget->clock;
+    s->started = search_now(s);
+    s->time_limit = budget->time_limit_s > 0 ? budget->time_limit_s : 0;
+    s->deadline = s->time_limit > 0 ? s->started + s->time_limit : 0;
     aoe_rng_seed(&s->rng, budget->seed);
     if (n == 0) return 0;
     s->times = malloc(n * sizeof(double));
@@ -156,8 +164,17 @@ void aoe_search_result_of(const aoe_search *s, aoe_search_result *out)
 bool aoe_search_done(aoe_search *s)
 {
     if (s->evals >= s->max_evals || s->timed_out) return true;
-    if (s->deadline > 0 && now_s() >= s->deadline) s->timed_out = true;
+    if (s->deadline > 0 && search_now(s) >= s->deadline) s->timed_out = true;
     return s->timed_out;
+}
+
+bool aoe_search_time_ending(const aoe_search *s, double share, size_t evals)
+{
+    if (s->deadline <= 0 || s->evals == 0) return false;
+    double now = search_now(s), pace = (now - s->started) / (double)s->evals;
+    double keep = share * s->time_limit;
+    if ((double)evals * pace < keep) keep = (double)evals * pace;
+    return s->deadline - now <= keep;
 }
 
 double aoe_search_eval(aoe_search *s, long row)

@@ -31,7 +31,10 @@ typedef struct {
     aoe_eval_fn eval;
     void *ctx;
     size_t max_evals; /* 0 in the budget = the whole space */
-    double deadline;  /* monotonic seconds, 0 = none */
+    double deadline;  /* seconds on the clock, 0 = none */
+    double started;   /* ... at aoe_search_init */
+    double time_limit;
+    double (*clock)(void *ctx); /* NULL: CLOCK_MONOTONIC */
     aoe_rng rng;
 
     double *times; /* per row: AOE_UNSEEN, AOE_FAILED or the measured time */
@@ -55,6 +58,12 @@ void aoe_search_result_of(const aoe_search *s, aoe_search_result *out);
 
 /* True once the evaluation budget, the clock or the space is exhausted. */
 bool aoe_search_done(aoe_search *s);
+
+/* True when a time limit will end the search within its last `share` of
+ * the time and within `evals` evaluations at the mean pace so far: what a
+ * strategy keeps for its last evaluations happens when the clock, not the
+ * count, ends the search. False without a time limit. */
+bool aoe_search_time_ending(const aoe_search *s, double share, size_t evals);
 
 /* Time of row `row`: measured now if unseen (and the budget allows), else the
  * cached value. Returns the time, AOE_FAILED, or AOE_UNSEEN when the budget

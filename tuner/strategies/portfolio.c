@@ -34,7 +34,8 @@
  * stalling. A global look, bo scoring every unseen row, finds an optimum
  * two changes from every good configuration, which no member's local step
  * reaches and bo's random rows rarely include. It gets the last 5 % of the
- * budget (`tail`, at most 20 evaluations) and a burst of `burst` (3)
+ * budget (`tail`, at most 20 evaluations; under a time limit that ends the
+ * search first, the last 5 % of the time) and a burst of `burst` (3)
  * evaluations whenever `stall` (30) have passed without a time that beats
  * the best by `gain`: where the members have stopped finding better
  * configurations the look costs little, and where they still find them (the
@@ -320,7 +321,9 @@ void aoe_strategy_portfolio(aoe_search *s)
     else if (!(off >> ARM_SHAPE & 1))
         aoe_surrogate_leave_shapes(sur);
     size_t n_init = aoe_surrogate_initial_count(s), seen = 0, n_ranked = 0;
-    /* The tail (top of the file): bo's global look, at most TAIL_MAX long. */
+    /* The tail (top of the file): bo's global look, at most TAIL_MAX long,
+     * before the last evaluation or, under a time limit, before the clock
+     * ends the search (its last `tail` share of the time). */
     size_t tail_len = (size_t)(set.tail * (double)s->max_evals);
     size_t tail_from = s->max_evals - (tail_len < TAIL_MAX ? tail_len : TAIL_MAX);
     /* A stall (top of the file): `since` counts evaluations since the best
@@ -337,7 +340,9 @@ void aoe_strategy_portfolio(aoe_search *s)
         if (n_ranked >= n_init) {
             if (set.stall > 0 && !burst_left && since >= (size_t)set.stall)
                 burst_left = (size_t)set.burst;
-            bool global = (s->evals >= tail_from || burst_left) && !(off >> ARM_BO & 1);
+            bool tail = s->evals >= tail_from ||
+                        (set.tail > 0 && aoe_search_time_ending(s, set.tail, TAIL_MAX));
+            bool global = (tail || burst_left) && !(off >> ARM_BO & 1);
             arm = global ? ARM_BO : choose_arm(&b, &s->rng, off);
             if (arm == ARM_MODEL)
                 next = aoe_surrogate_propose(sur, s);
