@@ -127,8 +127,7 @@ int aoe_search_init(aoe_search *s, const aoe_search_space *space, aoe_eval_fn ev
     s->max_evals = budget->max_evals && budget->max_evals < n ? budget->max_evals : n;
     s->clock = budget->clock;
     s->started = search_now(s);
-    s->time_limit = budget->time_limit_s > 0 ? budget->time_limit_s : 0;
-    s->deadline = s->time_limit > 0 ? s->started + s->time_limit : 0;
+    s->deadline = budget->time_limit_s > 0 ? s->started + budget->time_limit_s : 0;
     aoe_rng_seed(&s->rng, budget->seed);
     if (n == 0) return 0;
     s->times = malloc(n * sizeof(double));
@@ -172,7 +171,7 @@ bool aoe_search_time_ending(const aoe_search *s, double share, size_t evals)
 {
     if (s->deadline <= 0 || s->evals == 0) return false;
     double now = search_now(s), pace = (now - s->started) / (double)s->evals;
-    double keep = share * s->time_limit;
+    double keep = share * (s->deadline - s->started);
     if ((double)evals * pace < keep) keep = (double)evals * pace;
     return s->deadline - now <= keep;
 }

@@ -30,10 +30,9 @@ typedef struct {
     const aoe_search_space *space;
     aoe_eval_fn eval;
     void *ctx;
-    size_t max_evals; /* 0 in the budget = the whole space */
-    double deadline;  /* seconds on the clock, 0 = none */
-    double started;   /* ... at aoe_search_init */
-    double time_limit;
+    size_t max_evals;           /* 0 in the budget = the whole space */
+    double deadline;            /* seconds on the clock, 0 = none */
+    double started;             /* ... at aoe_search_init */
     double (*clock)(void *ctx); /* NULL: CLOCK_MONOTONIC */
     aoe_rng rng;
 
