@@ -12,6 +12,8 @@ Runs on an NVIDIA GPU with PyTorch; no download, no file but --out. It measures:
     (ctypes, the libcublas PyTorch loaded) with CUBLAS_GEMM_AUTOTUNE (algo 999);
   * a Llama-shaped decoder stack built in code (attention projections and a SwiGLU MLP, no
     attention kernel: the GEMMs are what AOE tunes): tokens/s for decode batches and a prefill.
+--dtypes, --ops, --ms and --model-configs narrow the sweep and the decoder runs (a GPU session's
+time is short; the tuner takes 16-80 s per shape on an H200).
 With --until-stable S it repeats the sweep for up to S seconds and records, per shape, the time
 of every pass (the driver derives "seconds from first call to tuned").
 """
@@ -30,14 +32,25 @@ import torch.nn.functional as F
 HIDDEN, INTER, VOCAB, HEADS, HEAD_DIM = 4096, 14336, 128256, 32, 128
 
 
-def sweep_shapes(quick):
-    """(op, dtype, M, N, K, batch): F.linear(x[M,K], W[N,K]) and friends as an LLM issues them."""
-    ms = [1, 16, 64] if quick else [1, 8, 16, 32, 64, 256, 512, 2048]
+DTYPES = {"bf16": "bfloat16", "fp16": "float16"}
+OPS = ("linear", "linear_bias", "mm", "bmm")
+
+
+def csv_list(text, conv=str):
+    return [conv(x) for x in text.split(",") if x]
+
+
+def sweep_shapes(args):
+    """(op, dtype, M, N, K, batch): F.linear(x[M,K], W[N,K]) and friends as an LLM issues them,
+    narrowed by --dtypes, --ops and --ms (the M of the linear shapes)."""
+    quick = args.quick
+    ms = args.ms or ([1, 16, 64] if quick else [1, 8, 16, 32, 64, 256, 512, 2048])
     nk = [(3 * HIDDEN, HIDDEN), (HIDDEN, HIDDEN), (INTER, HIDDEN), (HIDDEN, INTER)]
     if not quick:
         nk.append((VOCAB, HIDDEN))
     out = []
-    for dt in (torch.bfloat16, torch.float16):
+    for dname in args.dtypes:
+        dt = getattr(torch, DTYPES[dname])
         for m in ms:
             for n, k in nk:
                 out.append(("linear", dt, m, n, k, 1))
@@ -47,7 +60,7 @@ def sweep_shapes(quick):
         for seq in (128, 1024) if not quick else (128,):
             out.append(("bmm", dt, seq, seq, HEAD_DIM, HEADS))  # scores: q @ k^T per head
             out.append(("bmm", dt, seq, HEAD_DIM, seq, HEADS))  # scores @ v
-    return out
+    return [s for s in out if s[0] in args.ops]
 
 
 def make_operands(op, dt, m, n, k, batch, gen):
@@ -113,7 +126,7 @@ def shape_name(op, dt, m, n, k, batch):
 def run_sweep(args, flush, passes):
     results = {}
     gen = torch.Generator(device="cuda")
-    for spec in sweep_shapes(args.quick):
+    for spec in sweep_shapes(args):
         gen.manual_seed(1234)
         fn, keep = make_operands(*spec, gen)
         fn()
@@ -144,7 +157,7 @@ def cublas_autotune_sweep(args, flush):
     out = {}
     one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
     gen = torch.Generator(device="cuda")
-    for op, dt, m, n, k, batch in sweep_shapes(args.quick):
+    for op, dt, m, n, k, batch in sweep_shapes(args):
         if op != "linear":
             continue
         gen.manual_seed(1234)
@@ -190,11 +203,11 @@ class Block(torch.nn.Module):
 def run_model(args):
     out = {}
     torch.manual_seed(0)
-    for dt in (torch.bfloat16, torch.float16):
+    for d in args.dtypes:
+        dt = getattr(torch, DTYPES[d])
         model = torch.nn.Sequential(*[Block(dt, bias=False) for _ in range(args.layers)]).eval()
-        d = "bf16" if dt == torch.bfloat16 else "fp16"
         with torch.no_grad():
-            for batch, seq in ((1, 1), (8, 1), (32, 1), (64, 1), (1, 2048)):
+            for batch, seq in args.model_configs:
                 x = torch.randn(batch * seq, HIDDEN, device="cuda", dtype=dt)
                 for _ in range(3):
                     model(x)
@@ -209,6 +222,16 @@ def run_model(args):
     return out
 
 
+def model_configs(text):
+    try:
+        out = [tuple(int(v) for v in c.split("x")) for c in csv_list(text)]
+    except ValueError:
+        out = []
+    if not out or any(len(c) != 2 or min(c) < 1 for c in out):
+        raise argparse.ArgumentTypeError(f"expected BATCHxSEQ,... (e.g. 1x1,1x2048), not {text!r}")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="JSON file to write")
@@ -216,11 +239,22 @@ def main():
     ap.add_argument("--reps", type=int, default=15, help="timed runs per shape (median)")
     ap.add_argument("--inner", type=int, default=20, help="calls per timed run")
     ap.add_argument("--layers", type=int, default=4, help="decoder layers of the model")
+    ap.add_argument("--dtypes", type=csv_list, default=list(DTYPES), metavar="LIST",
+                    help="data types, of bf16,fp16 (default both)")
+    ap.add_argument("--ops", type=csv_list, default=list(OPS), metavar="LIST",
+                    help="operations of the sweep, of " + ",".join(OPS) + " (default all)")
+    ap.add_argument("--ms", type=lambda t: csv_list(t, int), default=None, metavar="LIST",
+                    help="M of the linear shapes (default 1,16,64 with --quick, else 1,8,...,2048)")
+    ap.add_argument("--model-configs", type=model_configs, default=model_configs("1x1,8x1,32x1,64x1,1x2048"),
+                    metavar="LIST", help="decoder runs as BATCHxSEQ (default 1x1,8x1,32x1,64x1,1x2048)")
     ap.add_argument("--autotune", action="store_true", help="also cublasGemmEx with CUBLAS_GEMM_AUTOTUNE")
     ap.add_argument("--no-model", action="store_true", help="skip the model")
     ap.add_argument("--until-stable", type=float, default=0.0, metavar="S",
                     help="repeat the sweep for up to S seconds, recording every pass")
     args = ap.parse_args()
+    bad = [x for x in args.dtypes if x not in DTYPES] + [x for x in args.ops if x not in OPS]
+    if bad:
+        ap.error(f"unknown data type or operation: {', '.join(bad)}")
     if not torch.cuda.is_available():
         sys.exit("gemm_workload.py: no CUDA device")
     flush = L2Flush()
