@@ -11,7 +11,10 @@ Runs on an NVIDIA GPU with PyTorch; no download, no file but --out. It measures:
   * with --autotune, the bias-free shapes once more through cublasGemmEx called directly
     (ctypes, the libcublas PyTorch loaded) with CUBLAS_GEMM_AUTOTUNE (algo 999);
   * a Llama-shaped decoder stack built in code (attention projections and a SwiGLU MLP, no
-    attention kernel: the GEMMs are what AOE tunes): tokens/s for decode batches and a prefill.
+    attention kernel: the GEMMs are what AOE tunes): tokens/s for decode batches and a prefill
+    (the median of 7 timed blocks);
+  * host microseconds to issue one small elementwise kernel (nothing AOE tunes): the cost an
+    interposer adds to every launch.
 --dtypes, --ops, --ms and --model-configs narrow the sweep and the decoder runs (a GPU session's
 time is short; the tuner takes 16-80 s per shape on an H200).
 With --until-stable S it repeats the sweep for up to S seconds and records, per shape, the time
@@ -25,6 +28,7 @@ import os
 import statistics
 import sys
 import time
+import warnings
 
 import torch
 import torch.nn.functional as F
@@ -111,6 +115,27 @@ def host_us(fn, calls):
     return (t1 - t0) / calls / 1000.0
 
 
+def kernels_per_call(fn):
+    """The GPU kernels (and memsets) one call issues, by PyTorch's profiler: a policy that adds a
+    split-K reduction kernel costs the host one more launch per call. None when the profiler
+    cannot say."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        fn()
+        torch.cuda.synchronize()
+        with warnings.catch_warnings():  # its notes on event cycles, once per process
+            warnings.simplefilter("ignore")
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                for _ in range(10):
+                    fn()
+                torch.cuda.synchronize()
+        n = sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+        return n / 10.0
+    except Exception as e:  # the figure is optional: say why it is missing
+        print(f"gemm_workload.py: no kernel count ({e})", file=sys.stderr)
+        return None
+
+
 def sample(t):
     """Up to 4096 evenly spaced elements of the output, as float64 numbers."""
     flat = t.reshape(-1)
@@ -134,6 +159,8 @@ def run_sweep(args, flush, passes):
         name = shape_name(*spec)
         results[name] = {"gpu_us": gpu_time_us(fn, flush, args.reps, args.inner),
                          "host_us": host_us(fn, 200), "sample": sample(fn())}
+        if args.count_kernels:
+            results[name]["kernels"] = kernels_per_call(fn)
         del keep
     passes.append({"t": time.time(), "gpu_us": {k: v["gpu_us"] for k, v in results.items()}})
     return results
@@ -212,14 +239,31 @@ def run_model(args):
                 for _ in range(3):
                     model(x)
                 torch.cuda.synchronize()
-                steps = 20 if seq == 1 else 5
-                t0 = time.perf_counter()
-                for _ in range(steps):
-                    model(x)
-                torch.cuda.synchronize()
-                out[f"{d}/batch{batch}/seq{seq}"] = batch * seq * steps / (time.perf_counter() - t0)
+                # The median of 7 blocks: one block of 20 decode steps (16 ms on an H200) is
+                # too short to time alone.
+                steps = args.decode_steps if seq == 1 else max(1, args.decode_steps // 20)
+                rates = []
+                for _ in range(7):
+                    t0 = time.perf_counter()
+                    for _ in range(steps):
+                        model(x)
+                    torch.cuda.synchronize()
+                    rates.append(batch * seq * steps / (time.perf_counter() - t0))
+                out[f"{d}/batch{batch}/seq{seq}"] = statistics.median(rates)
         del model
     return out
+
+
+def launch_host_us():
+    """Host µs to issue one small elementwise kernel (a 1-element in-place add: no GEMM, nothing
+    AOE tunes), the median of 7 blocks of 2000: what any interposer adds to every launch."""
+    x = torch.zeros(1, device="cuda")
+    for _ in range(200):
+        x.add_(1)
+    times = []
+    for _ in range(7):
+        times.append(host_us(lambda: x.add_(1), 2000))
+    return statistics.median(times)
 
 
 def model_configs(text):
@@ -247,6 +291,10 @@ def main():
                     help="M of the linear shapes (default 1,16,64 with --quick, else 1,8,...,2048)")
     ap.add_argument("--model-configs", type=model_configs, default=model_configs("1x1,8x1,32x1,64x1,1x2048"),
                     metavar="LIST", help="decoder runs as BATCHxSEQ (default 1x1,8x1,32x1,64x1,1x2048)")
+    ap.add_argument("--decode-steps", type=int, default=60, metavar="N",
+                    help="decode steps per timed block of the decoder (prefills: N/20); default 60")
+    ap.add_argument("--count-kernels", action="store_true",
+                    help="also count the kernels one call of each shape issues (PyTorch's profiler)")
     ap.add_argument("--autotune", action="store_true", help="also cublasGemmEx with CUBLAS_GEMM_AUTOTUNE")
     ap.add_argument("--no-model", action="store_true", help="skip the model")
     ap.add_argument("--until-stable", type=float, default=0.0, metavar="S",
@@ -255,6 +303,8 @@ def main():
     bad = [x for x in args.dtypes if x not in DTYPES] + [x for x in args.ops if x not in OPS]
     if bad:
         ap.error(f"unknown data type or operation: {', '.join(bad)}")
+    if args.decode_steps < 1:
+        ap.error("--decode-steps: at least 1")
     if not torch.cuda.is_available():
         sys.exit("gemm_workload.py: no CUDA device")
     flush = L2Flush()
@@ -264,7 +314,8 @@ def main():
     while args.until_stable and time.time() - t_first < args.until_stable:
         sweep = run_sweep(args, flush, passes)
     res = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
-           "t_first_call": t_first, "sweep": sweep, "passes": passes}
+           "t_first_call": t_first, "sweep": sweep, "passes": passes,
+           "launch_host_us": launch_host_us()}
     if args.autotune:
         res["autotune"] = cublas_autotune_sweep(args, flush)
     if not args.no_model:
