@@ -6,8 +6,9 @@ Runs on an NVIDIA GPU with PyTorch; no download, no file but --out. It measures:
   * a sweep of LLM GEMM shapes through F.linear without bias (cublasGemmEx), with bias
     (cublasLtMatmulAlgoGetHeuristic + cublasLtMatmul), torch.mm and torch.bmm, bf16 and fp16:
     GPU time per call (CUDA events, median of --reps runs of --inner calls, L2 flushed before
-    each run), host microseconds per call (issue only), and a sample of each output (compared
-    across modes by the driver);
+    each run; with --rotate-weights each linear call reads a weight the L2 does not hold),
+    host microseconds per call (issue only), and a sample of each output (compared across
+    modes by the driver);
   * with --autotune, the bias-free shapes once more through cublasGemmEx called directly
     (ctypes, the libcublas PyTorch loaded) with CUBLAS_GEMM_AUTOTUNE (algo 999);
   * a Llama-shaped decoder stack built in code (attention projections and a SwiGLU MLP, no
@@ -67,12 +68,33 @@ def sweep_shapes(args):
     return [s for s in out if s[0] in args.ops]
 
 
-def make_operands(op, dt, m, n, k, batch, gen):
+def weight_copies(n, k, dt):
+    """Copies of an [n, k] weight that calls cycling through them leave cold in the L2, as a
+    model's layers do (each has its own weights) and as AOE's tuner times a GEMM (rotating
+    copies of A and B, tuner/exec_cublas.c): enough that the others overflow twice the L2, at
+    most 8 and 1 GiB."""
+    size = n * k * torch.finfo(dt).bits // 8
+    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20)
+    c = 1
+    while c < 8 and (c - 1) * size < 2 * l2 and (c + 1) * size <= 1 << 30:
+        c += 1
+    return c
+
+
+def make_operands(op, dt, m, n, k, batch, gen, rotate=False):
     dev = "cuda"
     if op in ("linear", "linear_bias"):
         x = torch.randn(m, k, generator=gen, device=dev, dtype=dt)
         w = torch.randn(n, k, generator=gen, device=dev, dtype=dt) / math.sqrt(k)
         b = torch.randn(n, generator=gen, device=dev, dtype=dt) if op == "linear_bias" else None
+        if rotate:
+            ws = [w] + [w.clone() for _ in range(weight_copies(n, k, dt) - 1)]
+            turn = [0]
+
+            def call():
+                turn[0] = (turn[0] + 1) % len(ws)
+                return F.linear(x, ws[turn[0]], b)
+            return call, (x, ws, b)
         return (lambda: F.linear(x, w, b)), (x, w, b)
     if op == "mm":
         a = torch.randn(m, k, generator=gen, device=dev, dtype=dt)
@@ -153,7 +175,7 @@ def run_sweep(args, flush, passes):
     gen = torch.Generator(device="cuda")
     for spec in sweep_shapes(args):
         gen.manual_seed(1234)
-        fn, keep = make_operands(*spec, gen)
+        fn, keep = make_operands(*spec, gen, rotate=args.rotate_weights)
         fn()
         torch.cuda.synchronize()
         name = shape_name(*spec)
@@ -293,6 +315,9 @@ def main():
                     metavar="LIST", help="decoder runs as BATCHxSEQ (default 1x1,8x1,32x1,64x1,1x2048)")
     ap.add_argument("--decode-steps", type=int, default=60, metavar="N",
                     help="decode steps per timed block of the decoder (prefills: N/20); default 60")
+    ap.add_argument("--rotate-weights", action="store_true",
+                    help="linear shapes cycle through copies of the weight, cold in the L2 as in a "
+                    "model and in AOE's tuner (default: the same weight every call)")
     ap.add_argument("--count-kernels", action="store_true",
                     help="also count the kernels one call of each shape issues (PyTorch's profiler)")
     ap.add_argument("--autotune", action="store_true", help="also cublasGemmEx with CUBLAS_GEMM_AUTOTUNE")
