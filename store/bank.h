@@ -37,8 +37,14 @@ typedef enum {
     AOE_PUT_RESERVED = 2 /* existing entry kept: new one not better by the margin */
 } aoe_put_result;
 
-/* One transaction: writes rec unless an entry exists whose tuned_us is not
- * worse than rec->tuned_us * (1 + margin). margin is relative (0.02 = 2 %). */
+/* One transaction: writes rec unless an entry exists that it does not beat
+ * by more than margin (relative: 0.02 = 2 %). Where both records have a
+ * default time, it beats the entry when its speed-up over the default
+ * (default_us / tuned_us, both measured in its own run) is larger: times
+ * measured in two runs differ by the machine's state between them (a GPU
+ * shape's default took 18.6 us in one session and 25.0 us in another), and
+ * comparing them would keep the luckier run, not the better policy.
+ * Otherwise it beats it when its tuned_us is smaller. */
 aoe_put_result aoe_bank_put_if_better(aoe_bank *bank, const char *fingerprint, const aoe_key *key,
                                       const aoe_record *rec, double margin);
 

@@ -66,10 +66,16 @@ void bank_fp_name(const char *fingerprint, char out[40]);
 void bank_key_bytes(const aoe_key *k, uint8_t out[16]);
 void bank_key_from_bytes(const uint8_t in[16], aoe_key *k);
 
+/* What a put compares: the new record's tuned and default times. */
+typedef struct {
+    double tuned_us, default_us;
+} bank_times;
+
 /* The put-if-better decision inside a write transaction (shared by put,
- * import and merge): sets *result, writes unless RESERVED. 0 or LMDB error. */
+ * import and merge; aoe_bank_put_if_better says what "better" is): sets
+ * *result, writes unless RESERVED. 0 or LMDB error. */
 int bank_put_in_txn(aoe_bank *b, MDB_txn *txn, MDB_dbi dbi, const aoe_key *key, const uint8_t *enc,
-                    size_t enclen, double tuned_us, double margin, aoe_put_result *result);
+                    size_t enclen, bank_times t, double margin, aoe_put_result *result);
 /* Refuses records that could never be compared or decoded (0 / -1 + err). */
 int bank_check_record(const aoe_record *rec, char *err, size_t errlen);
 

@@ -354,7 +354,7 @@ out:
 typedef struct {
     const char *fp; /* points into fps[] */
     aoe_key key;
-    double tuned_us;
+    bank_times t;
     uint16_t enclen;
     uint8_t enc[];
 } packed_entry;
@@ -406,7 +406,7 @@ static int import_entry(void *vctx, size_t index, const aoe_bank_entry *e)
     if (!pe) return -1;
     pe->fp = c->fps[f];
     pe->key = e->key;
-    pe->tuned_us = e->rec.tuned_us;
+    pe->t = (bank_times){e->rec.tuned_us, e->rec.default_us};
     pe->enclen = (uint16_t)n;
     memcpy(pe->enc, enc, n);
     c->entries[c->n++] = pe;
@@ -422,7 +422,7 @@ static int import_write(aoe_bank *b, MDB_txn *txn, void *vctx)
         int f = 0;
         while (c->fps[f] != pe->fp) f++;
         aoe_put_result r;
-        int rc = bank_put_in_txn(b, txn, c->dbis[f], &pe->key, pe->enc, pe->enclen, pe->tuned_us,
+        int rc = bank_put_in_txn(b, txn, c->dbis[f], &pe->key, pe->enc, pe->enclen, pe->t,
                                  c->margin, &r);
         if (rc) return rc;
         bank_count_put(&c->counts, r);

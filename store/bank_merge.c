@@ -1,4 +1,5 @@
-/* Merging bank B into bank A: per key the better (faster) entry wins, and
+/* Merging bank B into bank A: per key the better entry wins (the larger
+ * speed-up over the default, aoe_bank_put_if_better), and
  * only for devices A already holds, since a policy tuned on one device says
  * nothing about another. */
 #include "store/bank_admin.h"
@@ -11,7 +12,7 @@
 typedef struct {
     int fp; /* index into fps */
     aoe_key key;
-    double tuned_us;
+    bank_times t;
     size_t len;
     uint8_t *data;
 } merge_item;
@@ -49,7 +50,7 @@ static int collect(void *vctx, const char *fp, const void *k, size_t kl, const v
     memcpy(it->data, d, l);
     it->len = l;
     it->fp = f;
-    it->tuned_us = rec.tuned_us;
+    it->t = (bank_times){rec.tuned_us, rec.default_us};
     bank_key_from_bytes(k, &it->key);
     c->n++;
     return 0;
@@ -62,8 +63,8 @@ static int merge_write(aoe_bank *b, MDB_txn *txn, void *vctx)
     for (size_t i = 0; i < c->n; i++) {
         merge_item *it = &c->items[i];
         aoe_put_result r;
-        int rc = bank_put_in_txn(b, txn, c->dbis[it->fp], &it->key, it->data, it->len, it->tuned_us,
-                                 0.0, &r);
+        int rc =
+            bank_put_in_txn(b, txn, c->dbis[it->fp], &it->key, it->data, it->len, it->t, 0.0, &r);
         if (rc) return rc;
         bank_count_put(&c->counts, r);
     }

@@ -50,12 +50,23 @@ typedef struct {
     const aoe_key *key;
     const uint8_t *enc;
     size_t enclen;
-    double tuned_us, margin;
+    bank_times t;
+    double margin;
     aoe_put_result result;
 } put_ctx;
 
+/* Whether new times t beat the stored record old by more than margin: by
+ * the time relative to the default where both have one (bank.h), else by
+ * the tuned time. */
+static bool beats(const aoe_record *old, bank_times t, double margin)
+{
+    if (old->default_us > 0 && old->tuned_us > 0 && t.default_us > 0 && t.tuned_us > 0)
+        return old->tuned_us / old->default_us > t.tuned_us / t.default_us * (1.0 + margin);
+    return old->tuned_us > t.tuned_us * (1.0 + margin);
+}
+
 int bank_put_in_txn(aoe_bank *b, MDB_txn *txn, MDB_dbi dbi, const aoe_key *key, const uint8_t *enc,
-                    size_t enclen, double tuned_us, double margin, aoe_put_result *result)
+                    size_t enclen, bank_times t, double margin, aoe_put_result *result)
 {
     uint8_t kb[16];
     bank_key_bytes(key, kb);
@@ -69,7 +80,7 @@ int bank_put_in_txn(aoe_bank *b, MDB_txn *txn, MDB_dbi dbi, const aoe_key *key, 
             char hex[33];
             aoe_key_to_hex(key, hex);
             AOE_WARN("bank %s: replacing unreadable record %s (%s)", b->path, hex, err);
-        } else if (!(old.tuned_us > tuned_us * (1.0 + margin))) {
+        } else if (!beats(&old, t, margin)) {
             *result = AOE_PUT_RESERVED;
             return 0;
         }
@@ -85,8 +96,8 @@ int bank_put_in_txn(aoe_bank *b, MDB_txn *txn, MDB_dbi dbi, const aoe_key *key, 
 static int put_fn(aoe_bank *b, MDB_txn *txn, void *vctx)
 {
     put_ctx *c = vctx;
-    int rc = bank_put_in_txn(b, txn, c->dbi, c->key, c->enc, c->enclen, c->tuned_us, c->margin,
-                             &c->result);
+    int rc =
+        bank_put_in_txn(b, txn, c->dbi, c->key, c->enc, c->enclen, c->t, c->margin, &c->result);
     if (rc) return rc;
     if (c->result == AOE_PUT_RESERVED) return BANK_NOCHANGE;
     return bank_bump_generation(b, txn);
@@ -113,7 +124,11 @@ aoe_put_result aoe_bank_put_if_better(aoe_bank *b, const char *fp, const aoe_key
         return AOE_PUT_ERROR;
     }
     size_t n = aoe_record_encode(rec, enc, sizeof enc);
-    put_ctx c = {.key = key, .enc = enc, .enclen = n, .tuned_us = rec->tuned_us, .margin = margin};
+    put_ctx c = {.key = key,
+                 .enc = enc,
+                 .enclen = n,
+                 .t = {rec->tuned_us, rec->default_us},
+                 .margin = margin};
     int rc = bank_fp_dbi(b, fp, true, &c.dbi);
     if (!rc) rc = bank_write(b, put_fn, &c);
     if (rc == BANK_NOCHANGE) return AOE_PUT_RESERVED;

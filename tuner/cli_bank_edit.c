@@ -138,9 +138,10 @@ int bank_cmd_import(int argc, char **argv)
                            "Adds the records of an export (FILE, or - for stdin). Each entry is\n"
                            "validated; a bad one is rejected with its index and reason and the\n"
                            "good ones are kept. An entry replaces an existing one only when its\n"
-                           "tuned time is better by more than the margin (default 0: any\n"
-                           "improvement). All in one transaction. Exit 1 if any entry was\n"
-                           "rejected or the file is unusable.\n",
+                           "speed-up over the default (default_us / tuned_us) is larger by more\n"
+                           "than the margin (default 0: any improvement; tuned times where an\n"
+                           "entry has no default time). All in one transaction. Exit 1 if any\n"
+                           "entry was rejected or the file is unusable.\n",
                    .allowed = BOPT_MARGIN,
                    .min_pos = 1,
                    .max_pos = 1};
