@@ -490,10 +490,10 @@ static aoe_bank *open_at(const char *sub)
     return b;
 }
 
-/* Two runs on a GPU: the same GEMM shape's default took 25.0 us in one and
- * 18.6 us in the other (measured on an H200, docs/cuda.md). The entry kept
- * is the one with the larger speed-up over its own run's default, not the
- * smaller time of the faster run. */
+/* Two runs on a GPU: the same GEMM's default took 25.0 us in one and 18.6 us
+ * in the other (on an H200, docs/cuda.md). The entry kept is the one with
+ * the larger speed-up over its own run's default, not the smaller time of
+ * the faster run. */
 static aoe_record rec_run(double deflt, double tuned, const char *what)
 {
     aoe_record r = rec_with(tuned, "gemm");
