@@ -178,10 +178,11 @@ int bank_cmd_merge(int argc, char **argv)
     bank_args a = {.cmd = "merge",
                    .help = "usage: aoe bank merge SRC_BANK [--fingerprint FP] [--json]\n\n"
                            "Adds the records of the bank directory SRC_BANK (opened read-only)\n"
-                           "to this bank, keeping the faster entry per key. Only devices this\n"
-                           "bank already holds are merged (into an empty bank: all); a device\n"
-                           "it does not hold refuses the merge, naming both. --fingerprint FP:\n"
-                           "merge only that device. One transaction.\n",
+                           "to this bank, keeping the better entry per key (the larger speed-up\n"
+                           "over the default, as import). Only devices this bank already holds\n"
+                           "are merged (into an empty bank: all); a device it does not hold\n"
+                           "refuses the merge, naming both. --fingerprint FP: merge only that\n"
+                           "device. One transaction.\n",
                    .allowed = BOPT_FP,
                    .min_pos = 1,
                    .max_pos = 1};
