@@ -43,9 +43,8 @@ typedef enum {
  * (default_us / tuned_us, both measured in its own run) is larger: times
  * measured in two runs differ by the machine's state between them (on an
  * H200 a GEMM's default took 25.0 us in one run and 18.6 us in the next,
- * docs/cuda.md), and
- * comparing them would keep the luckier run, not the better policy.
- * Otherwise it beats it when its tuned_us is smaller. */
+ * docs/cuda.md), and comparing them would keep the luckier run, not the
+ * better policy. Otherwise it beats it when its tuned_us is smaller. */
 aoe_put_result aoe_bank_put_if_better(aoe_bank *bank, const char *fingerprint, const aoe_key *key,
                                       const aoe_record *rec, double margin);
 

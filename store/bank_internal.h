@@ -71,6 +71,11 @@ typedef struct {
     double tuned_us, default_us;
 } bank_times;
 
+static inline bank_times bank_times_of(const aoe_record *r)
+{
+    return (bank_times){r->tuned_us, r->default_us};
+}
+
 /* The put-if-better decision inside a write transaction (shared by put,
  * import and merge; aoe_bank_put_if_better says what "better" is): sets
  * *result, writes unless RESERVED. 0 or LMDB error. */

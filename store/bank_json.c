@@ -406,7 +406,7 @@ static int import_entry(void *vctx, size_t index, const aoe_bank_entry *e)
     if (!pe) return -1;
     pe->fp = c->fps[f];
     pe->key = e->key;
-    pe->t = (bank_times){e->rec.tuned_us, e->rec.default_us};
+    pe->t = bank_times_of(&e->rec);
     pe->enclen = (uint16_t)n;
     memcpy(pe->enc, enc, n);
     c->entries[c->n++] = pe;

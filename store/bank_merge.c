@@ -50,7 +50,7 @@ static int collect(void *vctx, const char *fp, const void *k, size_t kl, const v
     memcpy(it->data, d, l);
     it->len = l;
     it->fp = f;
-    it->t = (bank_times){rec.tuned_us, rec.default_us};
+    it->t = bank_times_of(&rec);
     bank_key_from_bytes(k, &it->key);
     c->n++;
     return 0;

@@ -124,11 +124,7 @@ aoe_put_result aoe_bank_put_if_better(aoe_bank *b, const char *fp, const aoe_key
         return AOE_PUT_ERROR;
     }
     size_t n = aoe_record_encode(rec, enc, sizeof enc);
-    put_ctx c = {.key = key,
-                 .enc = enc,
-                 .enclen = n,
-                 .t = {rec->tuned_us, rec->default_us},
-                 .margin = margin};
+    put_ctx c = {.key = key, .enc = enc, .enclen = n, .t = bank_times_of(rec), .margin = margin};
     int rc = bank_fp_dbi(b, fp, true, &c.dbi);
     if (!rc) rc = bank_write(b, put_fn, &c);
     if (rc == BANK_NOCHANGE) return AOE_PUT_RESERVED;

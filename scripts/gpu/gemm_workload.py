@@ -282,10 +282,7 @@ def launch_host_us():
     x = torch.zeros(1, device="cuda")
     for _ in range(200):
         x.add_(1)
-    times = []
-    for _ in range(7):
-        times.append(host_us(lambda: x.add_(1), 2000))
-    return statistics.median(times)
+    return statistics.median(host_us(lambda: x.add_(1), 2000) for _ in range(7))
 
 
 def model_configs(text):
