@@ -522,6 +522,8 @@ Test(portfolio, settings_are_checked_and_take_effect)
     cr_assert_eq(aoe_portfolio_set("gain", 1), -1);
     cr_assert_eq(aoe_portfolio_set("bo_failed", 101), -1);
     cr_assert_eq(aoe_portfolio_set("bo_draws", 1.5), -1);
+    cr_assert_eq(aoe_portfolio_set("bo_average", 2), -1);
+    cr_assert_eq(aoe_portfolio_set("bo_average", 0.5), -1);
     cr_assert_eq(aoe_portfolio_set("tail", 0.6), -1);
     cr_assert_eq(aoe_portfolio_set("stall", 1.5), -1);
     cr_assert_eq(aoe_portfolio_set("burst", 1001), -1);
@@ -532,8 +534,8 @@ Test(portfolio, settings_are_checked_and_take_effect)
     cr_assert_str_eq(aoe_portfolio_range("gain"), "a number in 0..0.99");
     cr_assert_null(aoe_portfolio_range("nope"));
     cr_assert_str_eq(aoe_portfolio_names(),
-                     "decay, floor, top, sharp, off, rule, gain, bo_draws, bo_failed, tail, "
-                     "stall, burst, step_by");
+                     "decay, floor, top, sharp, off, rule, gain, bo_draws, bo_failed, "
+                     "bo_average, tail, stall, burst, step_by");
     /* Every arm off: what is left is random search, draw for draw. */
     static probe a, r;
     cr_assert_eq(aoe_portfolio_set("off", 63), 0);

@@ -15,12 +15,11 @@ int aoe_index_gp_init(aoe_index_gp *g, const aoe_search_space *sp, size_t cap, d
     g->np = sp->n_params;
     g->cap = c;
     g->noise = noise;
-    g->ls = 1;
     g->scale = malloc((size_t)(sp->n_params ? sp->n_params : 1) * sizeof(double));
     g->rows = malloc(c * sizeof(long));
-    g->l = malloc(c * c * sizeof(double));
-    g->alpha = malloc(c * sizeof(double));
-    g->tmp = malloc(c * sizeof(double));
+    g->l = malloc(AOE_GP_SCALES * c * c * sizeof(double));
+    g->alpha = malloc(AOE_GP_SCALES * c * sizeof(double));
+    g->tmp = malloc(AOE_GP_SCALES * c * sizeof(double));
     if (!g->scale || !g->rows || !g->l || !g->alpha || !g->tmp) return -1;
     for (int p = 0; p < sp->n_params; p++)
         g->scale[p] = sp->n_values[p] > 1 ? 1.0 / (sp->n_values[p] - 1) : 0;
@@ -48,16 +47,25 @@ static double kern(const aoe_index_gp *g, const aoe_search *s, long a, long b, d
     return exp(-0.5 * d2 / (ls * ls));
 }
 
-/* Cholesky of K + noise I for length scale ls into g->l, alpha into g->alpha;
- * returns the log marginal likelihood (constant dropped). */
-static double fit_one(aoe_index_gp *g, const aoe_search *s, const double *ys, double ls)
+/* Cholesky of K + noise I for length scale ls into slot `k` of g->l, alpha
+ * into slot `k` of g->alpha; returns the log marginal likelihood (constant
+ * dropped). */
+static double fit_one(aoe_index_gp *g, const aoe_search *s, const double *ys, double ls, int k)
 {
     size_t n = g->n, c = g->cap;
-    double *l = g->l;
+    double *l = g->l + (size_t)k * c * c;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j <= i; j++)
             l[i * c + j] = kern(g, s, g->rows[i], g->rows[j], ls) + (i == j ? g->noise : 0);
-    return aoe_gp_factor_solve(l, c, n, ys, g->tmp, g->alpha);
+    return aoe_gp_factor_solve(l, c, n, ys, g->tmp, g->alpha + (size_t)k * c);
+}
+
+/* Slot `from`'s factor and alpha moved into slot `to`. */
+static void move_slot(aoe_index_gp *g, int from, int to)
+{
+    size_t c = g->cap;
+    memcpy(g->l + (size_t)to * c * c, g->l + (size_t)from * c * c, c * c * sizeof(double));
+    memcpy(g->alpha + (size_t)to * c, g->alpha + (size_t)from * c, c * sizeof(double));
 }
 
 void aoe_index_gp_fit(aoe_index_gp *g, const aoe_search *s, const long *rows, const double *ys,
@@ -65,34 +73,64 @@ void aoe_index_gp_fit(aoe_index_gp *g, const aoe_search *s, const long *rows, co
 {
     g->n = n < g->cap ? n : g->cap;
     memcpy(g->rows, rows, g->n * sizeof(long));
-    int best = 0;
-    double best_lml = -INFINITY;
-    for (int i = 0; i < n_ls && n_ls > 1; i++) {
-        double lml = fit_one(g, s, ys, ls[i]);
-        if (lml > best_lml) best_lml = lml, best = i;
+    n_ls = n_ls < AOE_GP_SCALES ? n_ls : AOE_GP_SCALES;
+    if (n_ls == 1) { /* nothing to choose */
+        fit_one(g, s, ys, ls[0], 0);
+        g->kept = 1, g->ls[0] = ls[0], g->w[0] = 1;
+        return;
     }
-    g->ls = ls[best];
-    fit_one(g, s, ys, g->ls); /* the factor of the chosen scale is the one kept */
+    double lml[AOE_GP_SCALES], top = -INFINITY, sum = 0;
+    int best = 0;
+    for (int i = 0; i < n_ls; i++) { /* each scale's factor in its own slot */
+        lml[i] = fit_one(g, s, ys, ls[i], i);
+        if (lml[i] > top) top = lml[i], best = i;
+    }
+    g->kept = 0;
+    if (!g->average || !isfinite(top)) {
+        if (best) move_slot(g, best, 0);
+        g->kept = 1, g->ls[0] = ls[best], g->w[0] = 1;
+        return;
+    }
+    double e[AOE_GP_SCALES], total = 0;
+    for (int i = 0; i < n_ls; i++) sum += e[i] = isfinite(lml[i]) ? exp(lml[i] - top) : 0;
+    for (int i = 0; i < n_ls; i++) {
+        double w = e[i] / sum;
+        if (w < 1e-3) continue; /* too unlikely to change a choice: not scored */
+        if (g->kept != i) move_slot(g, i, g->kept);
+        g->ls[g->kept] = ls[i], g->w[g->kept++] = w, total += w;
+    }
+    for (int k = 0; k < g->kept; k++) g->w[k] /= total;
 }
 
 /* The posterior variance only shrinks as the forward solve L v = k goes on
  * (variance 1 - |v|^2), and expected improvement grows with the deviation,
- * so a partial solve bounds it from above: a row whose bound is already no
- * better than `floor` is left there. The best row is the one a full score
- * would find; most rows cost only their kernel vector and a few solve steps. */
+ * so a partial solve bounds it from above (and a weighted sum of such bounds
+ * bounds the average): a row whose bound is already no better than `floor` is
+ * left there. The best row is the one a full score would find; most rows cost
+ * only their kernel vectors and a few solve steps. */
 double aoe_index_gp_ei(aoe_index_gp *g, const aoe_search *s, long row, double f, double floor)
 {
     size_t n = g->n, c = g->cap;
-    double *k = g->tmp, mean = 0, ex = 0;
-    for (size_t i = 0; i < n; i++) {
-        k[i] = kern(g, s, row, g->rows[i], g->ls);
-        mean += k[i] * g->alpha[i];
+    for (int k = 0; k < g->kept; k++) {
+        double *v = g->tmp + (size_t)k * c, *alpha = g->alpha + (size_t)k * c, mean = 0;
+        for (size_t i = 0; i < n; i++) {
+            v[i] = kern(g, s, row, g->rows[i], g->ls[k]);
+            mean += v[i] * alpha[i];
+        }
+        g->mean[k] = mean, g->explained[k] = 0;
     }
     for (size_t i = 0;; i += EI_CHECK) { /* a bound until i reaches n, then the value */
-        double var = 1 - ex;
-        double ei = aoe_expected_improvement(f, mean, sqrt(var > 1e-12 ? var : 1e-12));
+        double ei = 0;
+        for (int k = 0; k < g->kept; k++) {
+            double var = 1 - g->explained[k];
+            ei +=
+                g->w[k] * aoe_expected_improvement(f, g->mean[k], sqrt(var > 1e-12 ? var : 1e-12));
+        }
         if (i >= n || ei <= floor) return ei;
-        aoe_gp_forward(g->l, c, i, i + EI_CHECK < n ? i + EI_CHECK : n, k, &ex);
+        size_t to = i + EI_CHECK < n ? i + EI_CHECK : n;
+        for (int k = 0; k < g->kept; k++)
+            aoe_gp_forward(g->l + (size_t)k * c * c, c, i, to, g->tmp + (size_t)k * c,
+                           &g->explained[k]);
     }
 }
 

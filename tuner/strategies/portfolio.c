@@ -13,7 +13,10 @@
  *   bo      expected improvement under a GP over normalised value indices
  *           (trends along a parameter's range, which the additive model's
  *           one weight per value cannot extrapolate), fitted to the best
- *           times and the 10 latest failures;
+ *           times and the 10 latest failures, averaged over three length
+ *           scales weighted by their marginal likelihood (`bo_average`):
+ *           the most likely scale alone, often the shortest, fits the
+ *           basin the search is in and predicts little beyond it;
  *   evolve  a child of two of the 8 best configurations (uniform crossover
  *           and one mutated value), as a genetic algorithm breeds;
  *   step    the unseen neighbour (one parameter changed) of the 3 best
@@ -62,7 +65,7 @@
 #define TAIL_ROWS 32768 /* a global look scores every unseen row of spaces up to this size */
 #define TAIL_MAX 20     /* ... for at most 20 evaluations: up to about 0.2 s a choice */
 
-static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likelihood */
+static const double bo_scales[] = {0.25, 0.5, 1.0}; /* weighted by marginal likelihood */
 
 /* Each setting with its default, the largest value it takes, whether it is a
  * whole number, and what it means; every one is at least 0. */
@@ -78,6 +81,9 @@ static const double bo_scales[] = {0.25, 0.5, 1.0}; /* chosen by marginal likeli
     X(gain, 0.02, 0.99, 0, "rule 1: the share by which a time must beat the best to be rewarded")  \
     X(bo_draws, 1024, 65536, 1, "unseen rows drawn at random that the bo member scores")           \
     X(bo_failed, 10, 100, 1, "failed configurations the bo member fits, at the worst time seen")   \
+    X(bo_average, 1, 1, 1,                                                                         \
+      "bo's expected improvement: 1 averaged over its length scales by marginal likelihood, "      \
+      "0 under the most likely scale only")                                                        \
     X(tail, 0.05, 0.5, 0,                                                                          \
       "share of the budget (at most 20 evaluations), at its end, where bo "                        \
       "scores every unseen row")                                                                   \
@@ -247,6 +253,7 @@ static long bo_pick(aoe_search *s, bo_work *w, const long *ranked, size_t n_rank
     double mean = sum / (double)n, var = sumsq / (double)n - mean * mean;
     double sd = sqrt(var > 1e-12 ? var : 1e-12);
     for (size_t i = 0; i < n; i++) ys[i] = (ys[i] - mean) / sd;
+    w->gp.average = set.bo_average >= 1;
     aoe_index_gp_fit(&w->gp, s, w->obs, ys, n, bo_scales,
                      (int)(sizeof bo_scales / sizeof bo_scales[0]));
     size_t k = 0;
