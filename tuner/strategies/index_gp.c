@@ -74,23 +74,18 @@ void aoe_index_gp_fit(aoe_index_gp *g, const aoe_search *s, const long *rows, co
     g->n = n < g->cap ? n : g->cap;
     memcpy(g->rows, rows, g->n * sizeof(long));
     n_ls = n_ls < AOE_GP_SCALES ? n_ls : AOE_GP_SCALES;
-    if (n_ls == 1) { /* nothing to choose */
-        fit_one(g, s, ys, ls[0], 0);
-        g->kept = 1, g->ls[0] = ls[0], g->w[0] = 1;
-        return;
-    }
     double lml[AOE_GP_SCALES], top = -INFINITY, sum = 0;
     int best = 0;
     for (int i = 0; i < n_ls; i++) { /* each scale's factor in its own slot */
         lml[i] = fit_one(g, s, ys, ls[i], i);
         if (lml[i] > top) top = lml[i], best = i;
     }
-    g->kept = 0;
     if (!g->average || !isfinite(top)) {
         if (best) move_slot(g, best, 0);
         g->kept = 1, g->ls[0] = ls[best], g->w[0] = 1;
         return;
     }
+    g->kept = 0;
     double e[AOE_GP_SCALES], total = 0;
     for (int i = 0; i < n_ls; i++) sum += e[i] = isfinite(lml[i]) ? exp(lml[i] - top) : 0;
     for (int i = 0; i < n_ls; i++) {
@@ -111,26 +106,25 @@ void aoe_index_gp_fit(aoe_index_gp *g, const aoe_search *s, const long *rows, co
 double aoe_index_gp_ei(aoe_index_gp *g, const aoe_search *s, long row, double f, double floor)
 {
     size_t n = g->n, c = g->cap;
+    double mean[AOE_GP_SCALES] = {0}, explained[AOE_GP_SCALES] = {0};
     for (int k = 0; k < g->kept; k++) {
-        double *v = g->tmp + (size_t)k * c, *alpha = g->alpha + (size_t)k * c, mean = 0;
+        double *v = g->tmp + (size_t)k * c, *alpha = g->alpha + (size_t)k * c;
         for (size_t i = 0; i < n; i++) {
             v[i] = kern(g, s, row, g->rows[i], g->ls[k]);
-            mean += v[i] * alpha[i];
+            mean[k] += v[i] * alpha[i];
         }
-        g->mean[k] = mean, g->explained[k] = 0;
     }
     for (size_t i = 0;; i += EI_CHECK) { /* a bound until i reaches n, then the value */
         double ei = 0;
         for (int k = 0; k < g->kept; k++) {
-            double var = 1 - g->explained[k];
-            ei +=
-                g->w[k] * aoe_expected_improvement(f, g->mean[k], sqrt(var > 1e-12 ? var : 1e-12));
+            double var = 1 - explained[k];
+            ei += g->w[k] * aoe_expected_improvement(f, mean[k], sqrt(var > 1e-12 ? var : 1e-12));
         }
         if (i >= n || ei <= floor) return ei;
         size_t to = i + EI_CHECK < n ? i + EI_CHECK : n;
         for (int k = 0; k < g->kept; k++)
             aoe_gp_forward(g->l + (size_t)k * c * c, c, i, to, g->tmp + (size_t)k * c,
-                           &g->explained[k]);
+                           &explained[k]);
     }
 }
 

@@ -27,7 +27,6 @@ typedef struct {
     double *l;     /* per kept scale, cap x cap: Cholesky factor of K + noise I */
     double *alpha; /* per kept scale, cap: (K + noise I)^-1 y */
     double *tmp;   /* per kept scale, cap: a kernel vector */
-    double mean[AOE_GP_SCALES], explained[AOE_GP_SCALES];
 } aoe_index_gp;
 
 /* Room for `cap` observations. Returns 0, or -1 when out of memory. */
