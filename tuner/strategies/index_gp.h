@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#define AOE_GP_SCALES 4 /* length scales one fit may keep */
+#define AOE_GP_SCALES 3 /* length scales one fit may keep: the portfolio's three */
 
 typedef struct {
     int np;
