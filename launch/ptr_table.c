@@ -1,5 +1,35 @@
 #include "launch/ptr_table.h"
 
+/* Seqlock writer side (the lock is held): readers that overlap see the count
+ * change and look again. The slot stores that follow are release stores, so a
+ * reader that loads one (acquire) also sees the odd count; no fence (which
+ * ThreadSanitizer cannot follow), as in launch/shape_cache.h. */
+static void moves_begin(aoe_ptr_table *t)
+{
+    unsigned long g = atomic_load_explicit(&t->gen, memory_order_relaxed);
+    atomic_store_explicit(&t->gen, g + 1, memory_order_relaxed);
+}
+
+static void moves_end(aoe_ptr_table *t)
+{
+    unsigned long g = atomic_load_explicit(&t->gen, memory_order_relaxed);
+    atomic_store_explicit(&t->gen, g + 1, memory_order_release);
+}
+
+void *aoe_ptr_find_slow(aoe_ptr_table *t, uintptr_t key)
+{
+    for (int tries = 0; tries < 3; tries++) {
+        unsigned long g = atomic_load_explicit(&t->gen, memory_order_acquire);
+        if (g & 1) continue;
+        void *v = aoe_ptr_probe(t, key);
+        if (atomic_load_explicit(&t->gen, memory_order_relaxed) == g) return v;
+    }
+    pthread_mutex_lock(&t->lock);
+    void *v = aoe_ptr_probe(t, key);
+    pthread_mutex_unlock(&t->lock);
+    return v;
+}
+
 int aoe_ptr_insert(aoe_ptr_table *t, const void *keyp, void *val)
 {
     uintptr_t key = (uintptr_t)keyp;
@@ -22,8 +52,10 @@ int aoe_ptr_insert(aoe_ptr_table *t, const void *keyp, void *val)
     }
     if (reuse != (size_t)-1) {
         /* Value first, then the key with release: a reader that sees the key sees the value. */
+        moves_begin(t);
         atomic_store_explicit(&t->slots[reuse].val, val, memory_order_release);
         atomic_store_explicit(&t->slots[reuse].key, key, memory_order_release);
+        moves_end(t);
         rc = 0;
     }
 out:
@@ -46,6 +78,7 @@ void *aoe_ptr_remove(aoe_ptr_table *t, const void *keyp)
              * another key goes past it), and so can tombstones before it:
              * keeps churned tables (buffers) from filling with tombstones. */
             size_t next = (i + 1) & t->mask;
+            moves_begin(t);
             if (atomic_load_explicit(&t->slots[next].key, memory_order_relaxed) == 0) {
                 size_t j = i;
                 do {
@@ -55,6 +88,7 @@ void *aoe_ptr_remove(aoe_ptr_table *t, const void *keyp)
             } else {
                 atomic_store_explicit(&t->slots[i].key, 1, memory_order_release);
             }
+            moves_end(t);
             break;
         }
         if (k == 0) break;
@@ -66,4 +100,7 @@ void *aoe_ptr_remove(aoe_ptr_table *t, const void *keyp)
 void aoe_ptr_table_atfork_child(aoe_ptr_table *t)
 {
     pthread_mutex_init(&t->lock, NULL);
+    /* a writer that was mid-change is gone: its slot is whole either way */
+    unsigned long g = atomic_load_explicit(&t->gen, memory_order_relaxed);
+    atomic_store_explicit(&t->gen, g + (g & 1), memory_order_relaxed);
 }

@@ -1,7 +1,10 @@
 /* A lock-free-read map from a runtime handle (pointer) to a record pointer:
  * open addressing over a fixed array, writers serialised by a mutex, readers
- * use acquire loads only (no locks, no allocation). Deleted slots become
- * tombstones and are reused by later inserts. */
+ * use loads only (no locks, no allocation) unless writers keep changing the
+ * table under them. Deleted slots become tombstones and are reused by later
+ * inserts, so a slot can hold another key by the time a reader that matched
+ * its key loads its value: a table-wide sequence count (a seqlock, odd while
+ * a writer changes which key a slot holds) makes the reader look again. */
 #ifndef AOE_PTR_TABLE_H
 #define AOE_PTR_TABLE_H
 
@@ -17,13 +20,14 @@ typedef struct {
 
 typedef struct {
     aoe_ptr_slot *slots;
-    size_t mask; /* capacity - 1 (a power of two) */
+    size_t mask;               /* capacity - 1 (a power of two) */
+    _Atomic unsigned long gen; /* odd while a writer moves keys */
     pthread_mutex_t lock;
 } aoe_ptr_table;
 
 #define AOE_PTR_TABLE_INIT(storage)                                                                \
     {                                                                                              \
-        (storage), sizeof(storage) / sizeof((storage)[0]) - 1, PTHREAD_MUTEX_INITIALIZER           \
+        (storage), sizeof(storage) / sizeof((storage)[0]) - 1, 0, PTHREAD_MUTEX_INITIALIZER        \
     }
 
 static inline size_t aoe_ptr_hash(uintptr_t k)
@@ -35,11 +39,9 @@ static inline size_t aoe_ptr_hash(uintptr_t k)
     return (size_t)x;
 }
 
-/* Lock-free lookup: the record for key, or NULL. */
-static inline void *aoe_ptr_find(const aoe_ptr_table *t, const void *keyp)
+/* One probe; the result holds only if no writer moved a key meanwhile. */
+static inline void *aoe_ptr_probe(const aoe_ptr_table *t, uintptr_t key)
 {
-    uintptr_t key = (uintptr_t)keyp;
-    if (key < 2) return NULL;
     size_t i = aoe_ptr_hash(key) & t->mask;
     for (size_t n = 0; n <= t->mask; n++, i = (i + 1) & t->mask) {
         uintptr_t k = atomic_load_explicit(&t->slots[i].key, memory_order_acquire);
@@ -47,6 +49,22 @@ static inline void *aoe_ptr_find(const aoe_ptr_table *t, const void *keyp)
         if (k == 0) return NULL;
     }
     return NULL;
+}
+
+/* The lookup again, for a reader a writer overtook: a few more tries, then
+ * under the writers' lock (a bounded wait instead of spinning). */
+void *aoe_ptr_find_slow(aoe_ptr_table *t, uintptr_t key);
+
+/* Lock-free lookup: the record for key, or NULL. The probe's acquire loads
+ * keep the second read of the count after them. */
+static inline void *aoe_ptr_find(aoe_ptr_table *t, const void *keyp)
+{
+    uintptr_t key = (uintptr_t)keyp;
+    if (key < 2) return NULL;
+    unsigned long g = atomic_load_explicit(&t->gen, memory_order_acquire);
+    void *v = aoe_ptr_probe(t, key);
+    if (!(g & 1) && atomic_load_explicit(&t->gen, memory_order_relaxed) == g) return v;
+    return aoe_ptr_find_slow(t, key);
 }
 
 /* Inserts or replaces; returns 0, or -1 when the table is full. */
