@@ -18,14 +18,11 @@ static void moves_end(aoe_ptr_table *t)
 
 void *aoe_ptr_find_slow(aoe_ptr_table *t, uintptr_t key)
 {
-    for (int tries = 0; tries < 3; tries++) {
-        unsigned long g = atomic_load_explicit(&t->gen, memory_order_acquire);
-        if (g & 1) continue;
-        void *v = aoe_ptr_probe(t, key);
-        if (atomic_load_explicit(&t->gen, memory_order_relaxed) == g) return v;
-    }
+    void *v;
+    for (int tries = 0; tries < 3; tries++)
+        if (aoe_ptr_try(t, key, &v)) return v;
     pthread_mutex_lock(&t->lock);
-    void *v = aoe_ptr_probe(t, key);
+    v = aoe_ptr_probe(t, key);
     pthread_mutex_unlock(&t->lock);
     return v;
 }

@@ -51,20 +51,27 @@ static inline void *aoe_ptr_probe(const aoe_ptr_table *t, uintptr_t key)
     return NULL;
 }
 
+/* One seqlock-checked probe: 1 with the record in *v, or 0 when a writer
+ * moved a key meanwhile. The probe's acquire loads keep the second read of
+ * the count after them. */
+static inline int aoe_ptr_try(aoe_ptr_table *t, uintptr_t key, void **v)
+{
+    unsigned long g = atomic_load_explicit(&t->gen, memory_order_acquire);
+    *v = aoe_ptr_probe(t, key);
+    return !(g & 1) && atomic_load_explicit(&t->gen, memory_order_relaxed) == g;
+}
+
 /* The lookup again, for a reader a writer overtook: a few more tries, then
  * under the writers' lock (a bounded wait instead of spinning). */
 void *aoe_ptr_find_slow(aoe_ptr_table *t, uintptr_t key);
 
-/* Lock-free lookup: the record for key, or NULL. The probe's acquire loads
- * keep the second read of the count after them. */
+/* Lock-free lookup: the record for key, or NULL. */
 static inline void *aoe_ptr_find(aoe_ptr_table *t, const void *keyp)
 {
     uintptr_t key = (uintptr_t)keyp;
+    void *v;
     if (key < 2) return NULL;
-    unsigned long g = atomic_load_explicit(&t->gen, memory_order_acquire);
-    void *v = aoe_ptr_probe(t, key);
-    if (!(g & 1) && atomic_load_explicit(&t->gen, memory_order_relaxed) == g) return v;
-    return aoe_ptr_find_slow(t, key);
+    return aoe_ptr_try(t, key, &v) ? v : aoe_ptr_find_slow(t, key);
 }
 
 /* Inserts or replaces; returns 0, or -1 when the table is full. */
