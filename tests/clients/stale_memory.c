@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N 4096 /* uints per buffer: 16 KiB, below malloc's mmap threshold */
-#define MARKER "AOE_STALE_MARKER"
+#define N 4096                    /* uints per buffer: 16 KiB, below malloc's mmap threshold */
+#define MARKER "STALE_MEM_MARKER" /* 16 bytes, found by shim_capture_stale.sh */
 
 static const char *src = "kernel void fill(global uint *b, uint v) { b[get_global_id(0)] = v; }\n"
                          "kernel void scale(global const uint *in, global uint *out)\n"

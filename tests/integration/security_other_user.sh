@@ -39,18 +39,18 @@ import json, sys
 j = json.load(open(sys.argv[1])); j["key"] = sys.argv[2]; json.dump(j, open(sys.argv[1], "w"))
 PY
 chmod 644 "$T/evil.json"
-as_other mkdir -m 777 "$team/work" "$team/work/spool"
-as_other ln -s "$victim" "$team/work/spool/tuner.log"
-as_other cp "$T/evil.json" "$team/work/spool/$key.job"
-out=$(AOE_WORK_PATH="$team/work" AOE_TUNER_IDLE_EXIT=1 LD_PRELOAD="$HOOK" "$client" --checksum 2>"$T/err_a")
+as_other mkdir -m 777 "$team/aoe-work" "$team/aoe-work/spool"
+as_other ln -s "$victim" "$team/aoe-work/spool/tuner.log"
+as_other cp "$T/evil.json" "$team/aoe-work/spool/$key.job"
+out=$(AOE_WORK_PATH="$team/aoe-work" AOE_TUNER_IDLE_EXIT=1 LD_PRELOAD="$HOOK" "$client" --checksum 2>"$T/err_a")
 [ "$(checksum_of "$out")" = "$ref" ] || fail "(a) output changed: $out"
 sleep 3 # a tuner started despite the refusal would have written by now
 untouched "(a) tuner.log link"
 [ ! -e "$T/pwned" ] || fail "(a) the planted command ran"
-[ -e "$team/work/spool/$key.job" ] || fail "(a) the planted job was claimed"
+[ -e "$team/aoe-work/spool/$key.job" ] || fail "(a) the planted job was claimed"
 [ "$(grep -c 'spool' "$T/err_a")" = 1 ] || fail "(a) expected one message about the spool: $(cat "$T/err_a")"
 rc=0
-"$AOE" tune --spool "$team/work/spool" >/dev/null 2>"$T/err_a2" || rc=$?
+"$AOE" tune --spool "$team/aoe-work/spool" >/dev/null 2>"$T/err_a2" || rc=$?
 [ $rc = 1 ] && [ "$(wc -l <"$T/err_a2")" = 1 ] && grep -q refusing "$T/err_a2" ||
   fail "(a) aoe tune --spool: rc $rc: $(cat "$T/err_a2")"
 untouched "(a) aoe tune --spool"
