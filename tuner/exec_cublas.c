@@ -6,7 +6,8 @@
  * the bank holds one that did. Buffers carry the job's alignment classes
  * (the data pointer offset inside its allocation), candidates come from the
  * heuristic and the algorithms' capabilities (exec_gemm_candidates.h), runs
- * are timed with CUDA events on rotating copies of A and B (L2 cold). Every
+ * are timed with CUDA events on rotating copies of A and B (L2 cold), behind
+ * queued device work that hides the host's cost of issuing them. Every
  * CUDA and cuBLASLt call is checked; nothing here knows whether the
  * libraries are real or the test doubles. The cuBLASLt side (descriptors,
  * heuristic, algorithms, candidates): exec_cublas_algo.c. */
@@ -340,6 +341,7 @@ static aoe_exec_status gemm_run(aoe_exec *ex, aoe_exec_program *p, const aoe_exe
     const void *a = (const void *)(uintptr_t)ex->rot[0][c],
                *b = (const void *)(uintptr_t)ex->rot[1][c];
     const char *what = algo ? "cublasLtMatmul" : blas_name(d);
+    if (device_us && (st = aoe_cublas_lead(ex, detail, len))) return st;
     CU_CHECK(ex, cuEventRecord, (ex->ev[0], NULL), AOE_EXEC_RUNTIME_ERROR);
     cublasStatus_t s =
         algo ? ex->api.cublasLtMatmul(ex->lt, ex->op, alpha, a, ex->lay[0], b, ex->lay[1], beta,
@@ -405,6 +407,7 @@ static void gemm_close(aoe_exec *ex)
                 if (ex->rot_alloc[i][c]) a->cu.cuMemFree(ex->rot_alloc[i][c]);
         if (ex->workspace) a->cu.cuMemFree(ex->workspace);
         if (ex->scalars) a->cu.cuMemFree(ex->scalars);
+        if (ex->lead) a->cu.cuMemFree(ex->lead);
         for (int i = 0; i < 2; i++)
             if (ex->ev[i]) a->cu.cuEventDestroy(ex->ev[i]);
     }

@@ -38,6 +38,9 @@ struct aoe_exec {
     unsigned ncopies, next;
     CUdeviceptr workspace, scalars;
     CUevent ev[2];
+    CUdeviceptr lead; /* the scratch the lead writes (exec_cublas_lead.c) */
+    uint64_t lead_bytes;
+    int lead_ops; /* memsets before a timed run: 0 not sized yet, -1 none */
     double alpha, beta;
     cublasLtMatmulAlgo_t heur[AOE_GEMM_MAX_HEURISTIC]; /* none (nheur 0) for a cuBLAS-path job
                                                           cuBLASLt has no algorithm for */
@@ -81,6 +84,9 @@ aoe_exec_status aoe_cublas_heuristic(aoe_exec *ex, char *detail, size_t len);
  * the limit rejects it; a->workspace set to what it needs. */
 aoe_exec_status aoe_cublas_build_algo(aoe_exec *ex, aoe_gemm_algo *a, cublasLtMatmulAlgo_t *algo,
                                       char *detail, size_t len);
+/* Before a timed run: device work queued so that the host's cost of issuing
+ * the call stays out of its events (exec_cublas_lead.c). */
+aoe_exec_status aoe_cublas_lead(aoe_exec *ex, char *detail, size_t len);
 /* The executor's candidates primitive (exec.h): for a cuBLAS-path job the
  * library-default form (cuBLAS' own call) first, then the cuBLASLt ones. */
 aoe_exec_status aoe_cublas_candidates(aoe_exec *ex, aoe_policy *out, size_t max, size_t *n,

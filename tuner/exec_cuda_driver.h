@@ -29,6 +29,7 @@
     X(cuMemcpyDtoH)                                                                                \
     X(cuMemcpyDtoD)                                                                                \
     X(cuMemsetD8)                                                                                  \
+    X(cuMemsetD32Async)                                                                            \
     X(cuEventCreate)                                                                               \
     X(cuEventDestroy)                                                                              \
     X(cuEventRecord)                                                                               \

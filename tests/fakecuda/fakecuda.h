@@ -9,6 +9,11 @@
 
 /* Adds us microseconds to the fake driver's own clock (events stamp it). */
 void fakecuda_clock_advance_us(double us);
+/* The host spends us microseconds before issuing its next device work (a
+ * library choosing its algorithm): the device idles that long, less what
+ * device work issued asynchronously and not yet waited for still keeps it
+ * busy (the asynchronous memsets queue theirs; every synchronize drains it). */
+void fakecuda_host_us(double us);
 /* What a cuEventRecord now would stamp, in microseconds. */
 double fakecuda_clock_us(void);
 /* Bytes currently allocated with cuMemAlloc. */

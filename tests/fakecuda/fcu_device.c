@@ -306,7 +306,9 @@ FCU_EXPORT CUresult cuCtxPopCurrent(CUcontext *ctx) /* cuCtxPopCurrent_v2 */
 
 FCU_EXPORT CUresult cuCtxSynchronize(void)
 {
-    return fcu_need_context(); /* every call already ran to completion */
+    CUresult r = fcu_need_context(); /* every call already ran to completion */
+    if (!r) fcu_clock_drain();
+    return r;
 }
 
 static const struct {

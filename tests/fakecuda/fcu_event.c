@@ -21,12 +21,39 @@ struct CUevent_st {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static double own_us;
+static double queued_us; /* device work issued asynchronously the host has not waited for */
 
 FCU_EXPORT void fakecuda_clock_advance_us(double us)
 {
     if (!(us > 0)) return;
     pthread_mutex_lock(&lock);
     own_us += us;
+    pthread_mutex_unlock(&lock);
+}
+
+void fcu_clock_queue_us(double us)
+{
+    if (!(us > 0)) return;
+    pthread_mutex_lock(&lock);
+    own_us += us;
+    queued_us += us;
+    pthread_mutex_unlock(&lock);
+}
+
+FCU_EXPORT void fakecuda_host_us(double us)
+{
+    if (!(us > 0)) return;
+    pthread_mutex_lock(&lock);
+    double hidden = us < queued_us ? us : queued_us;
+    queued_us -= hidden;
+    own_us += us - hidden;
+    pthread_mutex_unlock(&lock);
+}
+
+void fcu_clock_drain(void)
+{
+    pthread_mutex_lock(&lock);
+    queued_us = 0;
     pthread_mutex_unlock(&lock);
 }
 
@@ -84,7 +111,9 @@ FCU_EXPORT CUresult cuStreamDestroy(CUstream s) /* cuStreamDestroy_v2 */
 FCU_EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
     (void)s;
-    return fcu_need_context();
+    CUresult r = fcu_need_context();
+    if (!r) fcu_clock_drain();
+    return r;
 }
 
 FCU_EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
@@ -120,7 +149,10 @@ FCU_EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
 FCU_EXPORT CUresult cuEventSynchronize(CUevent e)
 {
     CUresult r = fcu_need_context();
-    return r ? r : e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    if (r) return r;
+    if (!e) return CUDA_ERROR_INVALID_HANDLE;
+    fcu_clock_drain();
+    return CUDA_SUCCESS;
 }
 
 FCU_EXPORT CUresult cuEventQuery(CUevent e)

@@ -56,5 +56,10 @@ CUresult fcu_sticky(void);
 void fcu_fault(int cuda_error);
 /* Simulated microseconds: the fake's own clock plus the fake cuBLAS ones. */
 double fcu_clock_now_us(void);
+/* Device work of us microseconds issued asynchronously: the clock advances
+ * and the work is queued ahead of the host until it next waits (drain). */
+#define FCU_MEMSET_BYTES_PER_US 4096.0 /* an asynchronous memset's simulated speed */
+void fcu_clock_queue_us(double us);
+void fcu_clock_drain(void);
 
 #endif

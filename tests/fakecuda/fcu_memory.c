@@ -182,14 +182,21 @@ FCU_EXPORT CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n
     return cuMemcpyDtoD(dst, src, n);
 }
 
+/* The asynchronous memsets are device work the host does not wait for: they
+ * take FCU_MEMSET_BYTES_PER_US on the simulated clock and are queued ahead
+ * of what the host issues next (fakecuda_host_us). */
 FCU_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream s)
 {
     (void)s;
-    return cuMemsetD8(dst, v, n);
+    CUresult r = cuMemsetD8(dst, v, n);
+    if (!r) fcu_clock_queue_us((double)n / FCU_MEMSET_BYTES_PER_US);
+    return r;
 }
 
 FCU_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, CUstream s)
 {
     (void)s;
-    return cuMemsetD32(dst, v, n);
+    CUresult r = cuMemsetD32(dst, v, n);
+    if (!r) fcu_clock_queue_us(4.0 * (double)n / FCU_MEMSET_BYTES_PER_US);
+    return r;
 }

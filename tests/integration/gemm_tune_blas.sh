@@ -7,7 +7,7 @@
 # otherwise the record is the library-default form (no parameters: the hook
 # passes the call through). Cases: a cuBLASLt configuration faster than
 # cuBLAS' own (kept, also batched and with device pointer mode); cuBLAS' own
-# fastest; a tie; no cuBLASLt heuristic; the heuristic's first no faster than
+# fastest; a tie, also when cuBLAS' own call costs the host more; no cuBLASLt heuristic; the heuristic's first no faster than
 # cuBLAS' own (workspace 0); candidates verified against cuBLAS' own output; refusals with one
 # message each (another cuBLAS version, no libcublas, a cuBLAS path naming
 # cuBLASLt).
@@ -119,6 +119,15 @@ job "$T/a256.job" 33554432 130100 256
 tune tie "$T/a256.job"
 library_default tie
 [ "$(field '"refused" in j["failed_by_reason"]' <<<"$j")" = False ] || fail "tie: id 7 should run: $j"
+# 3b'. The same tie when cuBLAS' own call spends 2 us on the host before its
+# kernel (FAKECUBLAS_HOST_US: the fake device idles that long unless work
+# queued ahead keeps it busy, as a real GPU on an idle stream). The timed runs
+# are led by queued device work, so the host's cost stays out of the timing:
+# the tie holds, and the default measured is the kernel's 3.13 us, not 5.13.
+FAKECUBLAS_HOST_US=2 tune hostcost "$T/a256.job"
+library_default hostcost
+[ "$(field 'j["default_us"] < 3.3' <<<"$j")" = True ] ||
+  fail "hostcost: the host's cost of cuBLAS' own call was timed as the kernel's: $j"
 # 3c. cuBLASLt's heuristic has no answer (a cuBLASLt-path job is refused so):
 # cuBLAS' own call is still measured and kept.
 cat >"$T/cat_noheur.json" <<'EOF'
