@@ -145,7 +145,7 @@ static aoe_exec_status gemm_open(const aoe_job *job, aoe_exec **out, char *detai
     while (ex->ncopies < ROTATE_MAX && ab && (ex->ncopies - 1) * ab < 2 * (uint64_t)l2 &&
            (ex->ncopies + 1) * ab <= ROTATE_BYTES)
         ex->ncopies++;
-    return AOE_EXEC_OK;
+    return aoe_cublas_lead_size(ex, detail, len);
 }
 
 /* Offset of the data inside an allocation: at least `guard` bytes, and the

@@ -282,9 +282,11 @@ aoe_exec_status aoe_cublas_candidates(aoe_exec *ex, aoe_policy *out, size_t max,
                  ex->api.cublasLtGetVersion());
     else
         snprintf(lt, sizeof lt, "cuBLASLt %u", d->library_version);
+    char lead[128];
+    aoe_cublas_lead_describe(ex, lead, sizeof lead);
     snprintf(space, spacelen,
              "%s: %zu heuristic + %zu built from %zu algorithm ids (%zu refused by "
-             "AlgoCheck or the workspace limit)",
-             lt, st.heuristic, st.built, ncaps, st.refused);
+             "AlgoCheck or the workspace limit); %s",
+             lt, st.heuristic, st.built, ncaps, st.refused, lead);
     return AOE_EXEC_OK;
 }

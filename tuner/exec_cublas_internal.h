@@ -85,8 +85,15 @@ aoe_exec_status aoe_cublas_heuristic(aoe_exec *ex, char *detail, size_t len);
 aoe_exec_status aoe_cublas_build_algo(aoe_exec *ex, aoe_gemm_algo *a, cublasLtMatmulAlgo_t *algo,
                                       char *detail, size_t len);
 /* Before a timed run: device work queued so that the host's cost of issuing
- * the call stays out of its events (exec_cublas_lead.c). */
+ * the call stays out of its events (exec_cublas_lead.c). Sized once (the
+ * first call, or aoe_cublas_lead_size at open): the scratch and the memsets'
+ * size and count from a timed memset; without memory for the scratch, or a
+ * memset the events cannot time, no lead (lead_ops -1) and the runs are
+ * timed as before, host cost included. */
+aoe_exec_status aoe_cublas_lead_size(aoe_exec *ex, char *detail, size_t len);
 aoe_exec_status aoe_cublas_lead(aoe_exec *ex, char *detail, size_t len);
+/* One clause for people: what the timed runs are behind. */
+void aoe_cublas_lead_describe(const aoe_exec *ex, char *out, size_t len);
 /* The executor's candidates primitive (exec.h): for a cuBLAS-path job the
  * library-default form (cuBLAS' own call) first, then the cuBLASLt ones. */
 aoe_exec_status aoe_cublas_candidates(aoe_exec *ex, aoe_policy *out, size_t max, size_t *n,

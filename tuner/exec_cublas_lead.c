@@ -48,10 +48,7 @@ static aoe_exec_status memset_us(aoe_exec *ex, uint64_t cal, double *us, char *d
     return AOE_EXEC_OK;
 }
 
-/* The scratch and the memsets' size and count. Without memory for a
- * scratch, or a memset the events cannot time, no lead (lead_ops -1): the
- * runs are timed as before, host cost included. */
-static aoe_exec_status size_lead(aoe_exec *ex, char *detail, size_t len)
+aoe_exec_status aoe_cublas_lead_size(aoe_exec *ex, char *detail, size_t len)
 {
     uint64_t have = LEAD_BYTES;
     ex->lead_ops = -1;
@@ -80,8 +77,18 @@ static aoe_exec_status size_lead(aoe_exec *ex, char *detail, size_t len)
 aoe_exec_status aoe_cublas_lead(aoe_exec *ex, char *detail, size_t len)
 {
     aoe_exec_status st;
-    if (!ex->lead_ops && (st = size_lead(ex, detail, len))) return st;
+    if (!ex->lead_ops && (st = aoe_cublas_lead_size(ex, detail, len))) return st;
     for (int i = 0; i < ex->lead_ops; i++)
         if ((st = fill(ex, ex->lead_bytes, (unsigned)i, detail, len))) return st;
     return AOE_EXEC_OK;
+}
+
+void aoe_cublas_lead_describe(const aoe_exec *ex, char *out, size_t len)
+{
+    if (ex->lead_ops > 0)
+        snprintf(out, len, "each timed run behind %d memsets of %llu KiB (about %.0f us queued)",
+                 ex->lead_ops, (unsigned long long)(ex->lead_bytes >> 10), LEAD_US);
+    else
+        snprintf(out, len, "timed runs on an idle stream (no lead: %s)",
+                 ex->lead ? "the memset could not be timed" : "no memory for its scratch");
 }

@@ -128,6 +128,9 @@ FAKECUBLAS_HOST_US=2 tune hostcost "$T/a256.job"
 library_default hostcost
 [ "$(field 'j["default_us"] < 3.3' <<<"$j")" = True ] ||
   fail "hostcost: the host's cost of cuBLAS' own call was timed as the kernel's: $j"
+# The lead is said with the space, sized from a timed memset (the fake's: 4 KiB a us).
+field 'j["space"]' <<<"$j" | grep -q '; each timed run behind 4 memsets of 64 KiB (about 50 us queued)$' ||
+  fail "hostcost: the space should name the lead: $j"
 # 3c. cuBLASLt's heuristic has no answer (a cuBLASLt-path job is refused so):
 # cuBLAS' own call is still measured and kept.
 cat >"$T/cat_noheur.json" <<'EOF'
