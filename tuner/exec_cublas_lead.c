@@ -3,7 +3,7 @@
  * idle stream the start event completes at once and the device then waits
  * for the host to issue the call: cuBLAS' own call picks its algorithm on
  * the host every time, a cuBLASLt call with a given algorithm does not, so
- * timed that way cuBLAS' own call looked about 4 % slower than the very same
+ * timed that way cuBLAS' own call looked 1-4 % slower than the very same
  * kernel through cuBLASLt on an H200's decode GEMMs, and split-K
  * configurations that were slower in the program were recorded as faster
  * (docs/cuda.md, "Timing behind queued work"). A program's stream is rarely
