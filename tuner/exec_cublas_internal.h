@@ -40,7 +40,7 @@ struct aoe_exec {
     CUevent ev[2];
     CUdeviceptr lead; /* the scratch the lead writes (exec_cublas_lead.c) */
     uint64_t lead_bytes;
-    int lead_ops; /* memsets before a timed run: 0 not sized yet, -1 none */
+    int lead_ops; /* memsets before a timed run (sized at open), -1 none */
     double alpha, beta;
     cublasLtMatmulAlgo_t heur[AOE_GEMM_MAX_HEURISTIC]; /* none (nheur 0) for a cuBLAS-path job
                                                           cuBLASLt has no algorithm for */
@@ -85,11 +85,11 @@ aoe_exec_status aoe_cublas_heuristic(aoe_exec *ex, char *detail, size_t len);
 aoe_exec_status aoe_cublas_build_algo(aoe_exec *ex, aoe_gemm_algo *a, cublasLtMatmulAlgo_t *algo,
                                       char *detail, size_t len);
 /* Before a timed run: device work queued so that the host's cost of issuing
- * the call stays out of its events (exec_cublas_lead.c). Sized once (the
- * first call, or aoe_cublas_lead_size at open): the scratch and the memsets'
- * size and count from a timed memset; without memory for the scratch, or a
- * memset the events cannot time, no lead (lead_ops -1) and the runs are
- * timed as before, host cost included. */
+ * the call stays out of its events (exec_cublas_lead.c). Sized once, when the
+ * job is opened: the scratch and the memsets' size and count from a timed
+ * memset; without memory for the scratch, or a memset the events cannot
+ * time, no lead (lead_ops -1) and the runs are timed as before, host cost
+ * included. */
 aoe_exec_status aoe_cublas_lead_size(aoe_exec *ex, char *detail, size_t len);
 aoe_exec_status aoe_cublas_lead(aoe_exec *ex, char *detail, size_t len);
 /* One clause for people: what the timed runs are behind. */

@@ -31,15 +31,15 @@ static aoe_exec_status fill(aoe_exec *ex, uint64_t n, unsigned v, char *detail, 
 
 /* Device µs of a memset of LEAD_CAL_BYTES, itself behind one (so that the
  * host's cost of issuing it is not counted): the lesser of two. */
-static aoe_exec_status memset_us(aoe_exec *ex, uint64_t cal, double *us, char *detail, size_t len)
+static aoe_exec_status memset_us(aoe_exec *ex, double *us, char *detail, size_t len)
 {
     aoe_exec_status st;
     *us = HUGE_VAL;
     for (int i = 0; i < 2; i++) {
         float ms = 0;
-        if ((st = fill(ex, cal, 0, detail, len))) return st;
+        if ((st = fill(ex, LEAD_CAL_BYTES, 0, detail, len))) return st;
         CU_CHECK(ex, cuEventRecord, (ex->ev[0], NULL), AOE_EXEC_RUNTIME_ERROR);
-        if ((st = fill(ex, cal, 1, detail, len))) return st;
+        if ((st = fill(ex, LEAD_CAL_BYTES, 1, detail, len))) return st;
         CU_CHECK(ex, cuEventRecord, (ex->ev[1], NULL), AOE_EXEC_RUNTIME_ERROR);
         CU_CHECK(ex, cuEventSynchronize, (ex->ev[1]), AOE_EXEC_RUNTIME_ERROR);
         CU_CHECK(ex, cuEventElapsedTime, (&ms, ex->ev[0], ex->ev[1]), AOE_EXEC_RUNTIME_ERROR);
@@ -60,7 +60,7 @@ aoe_exec_status aoe_cublas_lead_size(aoe_exec *ex, char *detail, size_t len)
         }
     }
     double us;
-    aoe_exec_status st = memset_us(ex, LEAD_CAL_BYTES, &us, detail, len);
+    aoe_exec_status st = memset_us(ex, &us, detail, len);
     if (st) return st;
     if (!(us > 0) || !isfinite(us)) return AOE_EXEC_OK;
     double per_byte = us / (double)LEAD_CAL_BYTES;
@@ -77,7 +77,6 @@ aoe_exec_status aoe_cublas_lead_size(aoe_exec *ex, char *detail, size_t len)
 aoe_exec_status aoe_cublas_lead(aoe_exec *ex, char *detail, size_t len)
 {
     aoe_exec_status st;
-    if (!ex->lead_ops && (st = aoe_cublas_lead_size(ex, detail, len))) return st;
     for (int i = 0; i < ex->lead_ops; i++)
         if ((st = fill(ex, ex->lead_bytes, (unsigned)i, detail, len))) return st;
     return AOE_EXEC_OK;

@@ -35,14 +35,10 @@ static void host_cost(void)
     const char *v = getenv("FAKECUBLAS_HOST_US");
     double us = v ? strtod(v, NULL) : 0;
     if (!(us > 0)) return;
-    host_fn f = (host_fn)dlsym(RTLD_DEFAULT, "fakecuda_host_us");
-    if (!f) {
-        void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-        if (h) {
-            f = (host_fn)dlsym(h, "fakecuda_host_us");
-            dlclose(h); /* NOLOAD took a reference; the library stays loaded */
-        }
-    }
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD); /* loaded globally or not */
+    if (!h) return;
+    host_fn f = (host_fn)dlsym(h, "fakecuda_host_us");
+    dlclose(h); /* NOLOAD took a reference; the library stays loaded */
     if (f) f(us);
 }
 
