@@ -12,14 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        int _e = (int)(x);                                                                         \
-        if (_e) {                                                                                  \
-            fprintf(stderr, "%s:%d %s -> %d\n", __FILE__, __LINE__, #x, _e);                       \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "probe_check.h"
 
 #define MAXC 16
 #define ROUNDS 9

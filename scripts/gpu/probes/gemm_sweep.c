@@ -9,14 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        int _e = (int)(x);                                                                         \
-        if (_e) {                                                                                  \
-            fprintf(stderr, "%s:%d %s -> %d\n", __FILE__, __LINE__, #x, _e);                       \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "probe_check.h"
 
 static double now(void)
 {
