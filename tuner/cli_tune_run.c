@@ -61,6 +61,7 @@ static void options_for(run_ctx *x, const aoe_job *job, aoe_tune_options *o)
     o->variant_timeout_s = (double)cfg->num[AOE_CFG_VARIANT_TIMEOUT];
     o->dry_run = c->dry_run;
     o->max_mb = cfg->num[AOE_CFG_TUNER_MAX_MB];
+    o->wait_for_cpu = (int)cfg->num[AOE_CFG_WAIT_FOR_CPU];
     o->bank = c->bank_handle;
     o->progress = progress;
     o->progress_ctx = x;
@@ -115,6 +116,11 @@ static aoe_exec_status tune_one(void *ctx, const char *path, const aoe_job *job,
     }
     if (!x->c->json && row->r.protocol[0])
         fprintf(stderr, "aoe tune: %s: %s\n", path, row->r.protocol);
+    if (!x->c->json && row->r.waited_s > 0 && !st)
+        fprintf(stderr,
+                "aoe tune: %s: waited %.1f s for a CPU (the machine was busy); the timings "
+                "taken starved were measured again\n",
+                path, row->r.waited_s);
     print_row(x, row);
     return st;
 }

@@ -50,6 +50,11 @@ typedef struct {
                            declares the kernel never writes that buffer */
     uint8_t *elem;      /* per argument (nargs entries, AOE_ELEM_BYTES from the caller): the element
                            type the program declares for a buffer, where the runtime can tell */
+    /* 1 when the device computes on this machine's CPUs (an OpenCL CPU
+     * device): a kernel's time is then the worker's own threads' time, which
+     * a busy machine inflates, and a timing taken starved is not used
+     * (cpu_wait.h). A GPU times its kernels itself. */
+    int host_cpu;
 } aoe_exec_info;
 
 typedef struct aoe_exec_ops {

@@ -438,6 +438,9 @@ static aoe_exec_status cl_inspect(aoe_exec *ex, aoe_exec_program *p, aoe_exec_in
         return aoe_cl_status(rc, 0);
     }
     query_limits(ex, k, &info->limits);
+    cl_device_type type = 0;
+    if (CL(clGetDeviceInfo)(ex->dev, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS)
+        info->host_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
     if (info->read_only) mark_read_only(ex, k, info->read_only);
     if (info->elem) declared_types(ex, k, info->elem);
     CL(clReleaseKernel)(k);

@@ -29,7 +29,8 @@
     X(TIMEOUT, "timeout", 0)               /* the watchdog killed the worker */                    \
     X(CRASH, "crash", 0)                   /* the worker died of a fatal signal */                 \
     X(KILLED, "killed", 1)                 /* SIGKILL from outside: the out-of-memory killer */    \
-    X(WORKER_EXITED, "worker exited", 0)   /* the worker ended without answering */
+    X(WORKER_EXITED, "worker exited", 0)   /* the worker ended without answering */                \
+    X(STARVED, "starved", 1) /* the machine left the tuner no CPU to time on (cpu_wait.h) */
 
 typedef enum {
 #define AOE_EXEC_STATUS_ENUM(code, name, transient) AOE_EXEC_##code,

@@ -3,6 +3,7 @@
  * copy read back, the guard bytes) and decides what is restored, poisoned,
  * timed and checked; the executor only moves bytes and runs the kernel. */
 #include "tuner/run_protocol.h"
+#include "tuner/cpu_wait.h"
 #include "tuner/measure.h"
 #include "tuner/run_programs.h"
 
@@ -33,6 +34,7 @@ struct aoe_protocol {
     uint8_t *poisoned;
     uint8_t poison;
     aoe_device_limits lim;
+    int host_cpu; /* the device is this machine's CPU: the runs' CPU wait is read */
     const uint8_t **out_data;
     uint64_t *out_size;
     uint8_t *guard; /* scratch for the guard bytes read back */
@@ -181,6 +183,7 @@ aoe_exec_status aoe_protocol_open(const aoe_exec_ops *ops, const aoe_job *job, a
     for (uint32_t i = 0; i < job->nargs; i++) /* an image's pixels are typed by its format */
         if (job->args[i].kind == AOE_JOB_ARG_IMAGE) p->elem[i] = (uint8_t)image_elem(p, i);
     p->lim = info.limits;
+    p->host_cpu = info.host_cpu;
     *out = p;
     return AOE_EXEC_OK;
 fail:
@@ -301,6 +304,7 @@ aoe_exec_status aoe_protocol_measure(aoe_protocol *p, const aoe_policy *pol,
     double times[AOE_MAX_TIMED];
     int nt = 0;
     memset(out, 0, sizeof *out);
+    out->wait_share = -1;
     aoe_exec_status st = variant(p, pol, &l, options, detail, len);
     if (st) return st;
     if ((l.work_dim < 1 || l.work_dim > 3) && p->job->op != AOE_OP_LIBRARY_CALL) {
@@ -309,6 +313,11 @@ aoe_exec_status aoe_protocol_measure(aoe_protocol *p, const aoe_policy *pol,
     }
     if ((st = aoe_programs_get(p->progs, options, &prog, detail, len))) return st;
 
+    /* On a CPU device, the runs' share of waiting for a CPU: from the
+     * warm-up (the verified run may be the first timed one) to the last
+     * timed run. */
+    aoe_cpu_sample cpu0, cpu1;
+    int have_cpu = p->host_cpu && !aoe_cpu_sample_now(&cpu0);
     /* Warm-up: the first run re-arms the guards and is read back and checked. */
     int warmup = opt->warmup > 0 ? opt->warmup : 1;
     for (int w = 0; w < warmup; w++) {
@@ -347,6 +356,7 @@ aoe_exec_status aoe_protocol_measure(aoe_protocol *p, const aoe_policy *pol,
         }
         if (nt >= opt->min_reps && now_s() - t0 >= opt->budget_s) break;
     }
+    if (have_cpu && !aoe_cpu_sample_now(&cpu1)) out->wait_share = aoe_cpu_wait_share(&cpu0, &cpu1);
     out->runs = nt;
     out->median_us = aoe_median(times, (size_t)nt);
     out->spread_us = aoe_spread(times, (size_t)nt, out->median_us);

@@ -35,6 +35,10 @@ typedef struct {
     int runs;                    /* timed runs */
     int abandoned;               /* stopped early: clearly slower than cutoff_us */
     double first_run_s; /* wall time of the verified run's launch (incl. first-run costs) */
+    /* The share of the runs' time this process's threads waited for a CPU
+     * (cpu_wait.h), -1 when not known: from AOE_STARVED_SHARE on the timing
+     * is not used (the tuner waits and measures again). */
+    double wait_share;
 } aoe_timing;
 
 /* The contents of every argument after the verified (first) run: data[i] is

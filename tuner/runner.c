@@ -4,6 +4,7 @@
  * is started for the next one. */
 #include "tuner/runner.h"
 #include "core/log.h"
+#include "tuner/cpu_wait.h"
 #include "space/tunables.h"
 #include "tuner/isolate.h"
 #include "tuner/measure.h"
@@ -20,6 +21,8 @@
 #include <time.h>
 
 #define MAX_RESTART_FAILURES 3
+#define STARVED_PAUSE_S 0.25    /* the first pause of a starved tuner; doubles ... */
+#define STARVED_PAUSE_MAX_S 4.0 /* ... up to this */
 
 typedef struct {
     const aoe_job *job;
@@ -40,6 +43,7 @@ typedef struct {
     /* The executor's own candidates (library calls) instead of sp: measured
      * in this order, row 0 the default's configuration. */
     aoe_wcands *cands;
+    int starved; /* waited for a CPU longer than the time limit: the job is put back */
 } tctx;
 
 static double now_s(void)
@@ -47,6 +51,19 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The job's clock: wall time less what was lost to a starved CPU (the
+ * discarded measurements and the pauses), so waiting for the machine costs
+ * the search none of its time limit. Past the end once the job gave up. */
+static double job_now(const tctx *c)
+{
+    return c->starved ? c->deadline + 1 : now_s() - c->r->waited_s;
+}
+
+static double job_clock(void *ctx)
+{
+    return job_now(ctx);
 }
 
 void aoe_tune_note_failure(aoe_tune_result *r, aoe_exec_status st, const char *reason)
@@ -125,6 +142,44 @@ static aoe_exec_status ensure_worker(tctx *c, aoe_wrep *rep)
     if (!c->have_default && f.first_run_s > 0) make_plan(c, f.first_run_s);
     double rest = c->plan.slow ? c->plan.open_watchdog_s : first - (now_s() - t);
     return ask(c, NULL, NULL, 0, rep, rest > 0.001 ? rest : 0.001);
+}
+
+/* Asks for a timing (a variant, the default) until one is taken with the
+ * worker's threads not starved (cpu_wait.h): a busy machine leaves an
+ * idle-priority tuner a few percent of a CPU, and such times are inflated
+ * and uneven. Between tries the tuner sleeps, STARVED_PAUSE_S doubling up to
+ * STARVED_PAUSE_MAX_S; the time lost is off the job's clock. Once that time
+ * exceeds the job's time limit the job gives up: AOE_EXEC_STARVED, which the
+ * spool puts back for a later try, and nothing is written to the bank. */
+static aoe_exec_status ask_timed(tctx *c, const aoe_wreq *q, aoe_wrep *rep, double timeout_s)
+{
+    double pause = STARVED_PAUSE_S;
+    for (;;) {
+        double t = now_s();
+        if (ask(c, q, NULL, 0, rep, timeout_s) || !c->o->wait_for_cpu ||
+            !aoe_cpu_starved(rep->timing.wait_share))
+            return rep->status;
+        if (c->r->waited_s == 0)
+            AOE_INFO("%s: the tuner's threads waited for a CPU %.0f%% of a measurement (the "
+                     "machine is busy): waiting to measure again",
+                     c->job->kernel_name, 100 * rep->timing.wait_share);
+        if (c->r->waited_s + (now_s() - t) + pause > c->plan.time_limit_s) {
+            c->r->waited_s += now_s() - t;
+            c->starved = 1;
+            rep->status = AOE_EXEC_STARVED;
+            snprintf(rep->reason, sizeof rep->reason,
+                     "starved: the machine left the tuner too little CPU to time fairly (its "
+                     "threads waited for a CPU %.0f%% of the last measurement; %.1f s lost); "
+                     "not tuned, nothing written",
+                     100 * rep->timing.wait_share, c->r->waited_s);
+            return rep->status;
+        }
+        struct timespec ts = {(time_t)pause, (long)((pause - (double)(time_t)pause) * 1e9)};
+        nanosleep(&ts, NULL);
+        c->r->waited_s += now_s() - t;
+        pause = pause * 2 < STARVED_PAUSE_MAX_S ? pause * 2 : STARVED_PAUSE_MAX_S;
+        if (!aoe_worker_alive(c->w) && ensure_worker(c, rep)) return rep->status;
+    }
 }
 
 /* Opens a fresh worker with the replay mode `replay`; AOE_EXEC_OK or why
@@ -254,7 +309,7 @@ static double eval(void *ctx, size_t config)
     tctx *c = ctx;
     aoe_wrep rep;
     aoe_policy pol;
-    if (c->restart_failures >= MAX_RESTART_FAILURES || now_s() > c->deadline) return -1;
+    if (c->restart_failures >= MAX_RESTART_FAILURES || job_now(c) > c->deadline) return -1;
     /* A slow kernel's default is not run again for the search: its time from
      * opening stands (and sets the cutoff for the variants). */
     if (c->plan.slow && (long)config == default_config(c) && c->r->default_us > 0) {
@@ -278,7 +333,10 @@ static double eval(void *ctx, size_t config)
     aoe_wreq q = {.op = AOE_WOP_VARIANT, .tol = c->tol, .pol = pol};
     q.cutoff_us = c->best_us > 0 ? 1.5 * c->best_us : 0;
     q.default_s = c->plan.default_s;
-    ask(c, &q, NULL, 0, &rep, c->plan.watchdog_s);
+    if (ask_timed(c, &q, &rep, c->plan.watchdog_s) == AOE_EXEC_STARVED) {
+        snprintf(c->r->error, sizeof c->r->error, "%s", rep.reason);
+        return -1; /* not the variant's fault; the job ends here */
+    }
     c->r->evaluations++;
     if (rep.status) {
         AOE_DEBUG("variant %zu failed: %s", config, rep.reason);
@@ -336,8 +394,11 @@ static void describe(const aoe_job *job, const aoe_policy *p, char *out, size_t 
 static int confirm_once(tctx *c, const aoe_wreq *q, aoe_timing *out)
 {
     aoe_wrep rep;
-    if (ensure_worker(c, &rep) || ask(c, q, NULL, 0, &rep, c->plan.watchdog_s)) {
-        if (q->op == AOE_WOP_VARIANT) aoe_tune_note_failure(c->r, rep.status, rep.reason);
+    if (ensure_worker(c, &rep) || ask_timed(c, q, &rep, c->plan.watchdog_s)) {
+        if (rep.status == AOE_EXEC_STARVED)
+            snprintf(c->r->error, sizeof c->r->error, "%s", rep.reason);
+        else if (q->op == AOE_WOP_VARIANT)
+            aoe_tune_note_failure(c->r, rep.status, rep.reason);
         return -1;
     }
     *out = rep.timing;
@@ -355,7 +416,7 @@ static void confirm(tctx *c, long best)
 {
     aoe_tune_result *r = c->r;
     aoe_policy pol;
-    if (best < 0 || best == default_config(c) || config_policy(c, (size_t)best, &pol))
+    if (c->starved || best < 0 || best == default_config(c) || config_policy(c, (size_t)best, &pol))
         return; /* nothing to confirm: the default stays, as measured on opening */
     aoe_wreq qd = {.op = AOE_WOP_DEFAULT, .final = 1, .tol = c->tol};
     aoe_wreq qb = {.op = AOE_WOP_VARIANT, .final = 1, .tol = c->tol, .pol = pol};
@@ -364,11 +425,11 @@ static void confirm(tctx *c, long best)
     aoe_timing fd = {0}, fb = {0}; /* each one's fastest round: load only ever adds time */
     aoe_paired_verdict v = AOE_PAIRED_UNDECIDED;
     aoe_paired_stats st = {0};
-    double t0 = now_s(), until = t0 + 0.25 * c->plan.time_limit_s;
+    double t0 = job_now(c), until = t0 + 0.25 * c->plan.time_limit_s;
     if (until < c->deadline) until = c->deadline;
     size_t n = 0;
     while (n < AOE_PAIRED_MAX_ROUNDS && v == AOE_PAIRED_UNDECIDED) {
-        if (n >= AOE_PAIRED_MIN_ROUNDS && now_s() + (now_s() - t0) / (double)n > until) break;
+        if (n >= AOE_PAIRED_MIN_ROUNDS && job_now(c) + (job_now(c) - t0) / (double)n > until) break;
         aoe_timing td, tb;
         int best_first = n % 2;
         if (best_first ? (confirm_once(c, &qb, &tb) || confirm_once(c, &qd, &td))
@@ -386,7 +447,7 @@ static void confirm(tctx *c, long best)
                   : v < 0 ? "reject"
                           : "undecided");
     }
-    if (!n) return;
+    if (!n || c->starved) return;
     r->default_us = r->best_us = fd.median_us;
     r->default_spread_us = r->best_spread_us = fd.spread_us;
     if (v == AOE_PAIRED_ACCEPT) {
@@ -401,6 +462,29 @@ static void confirm(tctx *c, long best)
             r->best_spread_us *= r->best_us / fb.median_us;
         }
     }
+}
+
+/* The default's timing from opening was taken with the worker starved:
+ * measured again when it is not (ask_timed), and the plan remade when the
+ * fair time is shorter (a starved launch looks slow). AOE_EXEC_OK, or why
+ * not (rep->status, rep->reason). */
+static aoe_exec_status fair_default(tctx *c, aoe_wrep *rep)
+{
+    aoe_wreq q = {.op = AOE_WOP_DEFAULT, .final = 1, .tol = c->tol};
+    aoe_wrep again;
+    q.default_s = c->plan.default_s;
+    if (ask_timed(c, &q, &again, c->plan.watchdog_s)) {
+        rep->status = again.status;
+        snprintf(rep->reason, sizeof rep->reason, "%s%.1000s",
+                 again.status == AOE_EXEC_STARVED ? "" : "the default policy: ", again.reason);
+        return rep->status;
+    }
+    rep->timing = again.timing;
+    if (again.timing.median_us * 1e-6 < rep->default_s) {
+        rep->default_s = again.timing.median_us * 1e-6;
+        make_plan(c, rep->default_s);
+    }
+    return AOE_EXEC_OK;
 }
 
 /* Keys across runs: the result of a launch with a NULL local size also
@@ -487,7 +571,7 @@ static aoe_exec_status tune_candidates(tctx *c, const aoe_exec_ops *ops)
     r->best = c->cands->pols[0];
     long best = -1;
     double best_us = 0;
-    for (size_t i = 0; i < c->cands->n && i < c->o->max_evals; i++) {
+    for (size_t i = 0; i < c->cands->n && i < c->o->max_evals && !c->starved; i++) {
         double t = eval(c, i);
         if (t > 0 && (best < 0 || t < best_us)) best = (long)i, best_us = t;
     }
@@ -520,6 +604,11 @@ int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result 
     }
     describe_replay(c.replay, job, r);
     make_plan(&c, rep.default_s); /* the default's duration as the worker established it */
+    if (o->wait_for_cpu && aoe_cpu_starved(rep.timing.wait_share) &&
+        (r->status = fair_default(&c, &rep))) {
+        snprintf(r->error, sizeof r->error, "%s", rep.reason);
+        goto done;
+    }
     c.have_default = 1;
     aoe_run_plan_describe(&c.plan, r->protocol, sizeof r->protocol);
     r->default_us = r->best_us = rep.timing.median_us;
@@ -534,7 +623,7 @@ int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result 
     if (AOE_EXEC_V3(ops, candidates)) {
         r->status = tune_candidates(&c, ops);
         if (!r->status) r->ok = 1;
-        goto done;
+        goto starved;
     }
     char err[512];
     c.sp = aoe_space_build(job, &rep.limits, &o->space, err, sizeof err);
@@ -558,8 +647,9 @@ int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result 
 
     aoe_budget b = {.max_evals = o->max_evals, .seed = o->seed};
     b.start_config = aoe_space_default_config(c.sp);
-    b.time_limit_s = c.deadline - now_s();
+    b.time_limit_s = c.deadline - job_now(&c);
     if (b.time_limit_s < 0.001) b.time_limit_s = 0.001;
+    b.clock = job_clock; /* waiting for a CPU is off the search's clock */
     aoe_search_result res;
     if (aoe_strategy_run(o->strategy, ss, eval, &c, &b, &res)) {
         r->status = AOE_EXEC_UNSUPPORTED;
@@ -569,6 +659,11 @@ int aoe_tune_job(const aoe_job *job, const aoe_tune_options *o, aoe_tune_result 
     confirm(&c, res.best_config);
     r->ok = 1;
     r->status = AOE_EXEC_OK;
+starved:
+    if (c.starved) { /* r->error says why; the spool puts the job back */
+        r->ok = 0;
+        r->status = AOE_EXEC_STARVED;
+    }
 done:
     r->seconds = now_s() - t0;
     if (r->ok && !o->dry_run && o->bank) write_record(job, o, aoe_space_declaration(c.sp), r);

@@ -29,6 +29,7 @@ typedef struct {
     double variant_timeout_s; /* watchdog per variant */
     int dry_run;              /* measure the default only; write nothing */
     long max_mb;              /* worker memory bound in MiB (0: half of MemAvailable) */
+    int wait_for_cpu;         /* a starved timing is measured again (AOE_WAIT_FOR_CPU) */
     aoe_bank *bank;           /* where the result goes (NULL: nowhere) */
     aoe_tune_progress_fn progress;
     void *progress_ctx;
@@ -66,6 +67,10 @@ typedef struct {
     /* How the protocol adapted to a slow kernel (aoe_run_plan_describe); ""
      * for a fast one. */
     char protocol[256];
+    /* Seconds the tuner waited for a CPU: timings taken while its threads
+     * were starved (cpu_wait.h) are measured again after a pause; that time
+     * is not counted against the time limit. */
+    double waited_s;
     unsigned nreasons;
     aoe_fail_reason reasons[AOE_TUNE_MAX_REASONS];
 } aoe_tune_result;

@@ -32,6 +32,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--checksum", action="store_true")
     ap.add_argument("--until-file", help="keep launching until this file exists (at most 120 s)")
+    ap.add_argument("--pause-ms", type=float, default=0, help="sleep this long after each launch")
     a = ap.parse_args()
     ctx = cl.create_some_context(interactive=False)
     q = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
@@ -51,6 +52,8 @@ def main():
         ev = knl(q, (n, n), None, d_in, d_out, np.int32(n), np.int32(n))
         ev.wait()
         times.append((ev.profile.end - ev.profile.start) / 1000.0)
+        if a.pause_ms > 0:
+            time.sleep(a.pause_ms / 1000.0)
     out = np.empty_like(host)
     cl.enqueue_copy(q, out, d_out)
     q.finish()

@@ -41,7 +41,8 @@ Test(exec_status, category_names_are_the_ones_users_see)
                 {AOE_EXEC_OOB_WRITE, "out-of-bounds write"},
                 {AOE_EXEC_TIMEOUT, "timeout"},
                 {AOE_EXEC_CRASH, "crash"},
-                {AOE_EXEC_WORKER_EXITED, "worker exited"}};
+                {AOE_EXEC_WORKER_EXITED, "worker exited"},
+                {AOE_EXEC_STARVED, "starved"}};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         cr_expect_str_eq(aoe_exec_status_name(want[i].st), want[i].name);
 }
@@ -49,7 +50,8 @@ Test(exec_status, category_names_are_the_ones_users_see)
 Test(exec_status, the_spool_retries_only_failures_that_are_not_the_jobs)
 {
     static const aoe_exec_status transient[] = {AOE_EXEC_OUT_OF_MEMORY, AOE_EXEC_IO_ERROR,
-                                                AOE_EXEC_NO_WORKER, AOE_EXEC_KILLED};
+                                                AOE_EXEC_NO_WORKER, AOE_EXEC_KILLED,
+                                                AOE_EXEC_STARVED};
     static const aoe_exec_status the_jobs[] = {AOE_EXEC_OK,
                                                AOE_EXEC_BUILD_FAILED,
                                                AOE_EXEC_REFUSED,
