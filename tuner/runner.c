@@ -170,7 +170,7 @@ static aoe_exec_status ask_timed(tctx *c, const aoe_wreq *q, aoe_wrep *rep, doub
             snprintf(rep->reason, sizeof rep->reason,
                      "starved: the machine left the tuner too little CPU to time fairly (its "
                      "threads waited for a CPU %.0f%% of the last measurement; %.1f s lost); "
-                     "not tuned, nothing written",
+                     "not tuned, nothing written (AOE_WAIT_FOR_CPU=False times anyway)",
                      100 * rep->timing.wait_share, c->r->waited_s);
             return rep->status;
         }
