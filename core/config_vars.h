@@ -64,8 +64,8 @@
     X(WAIT_FOR_CPU, "AOE_WAIT_FOR_CPU", AOE_CFG_BOOL, "True", "True|False|1|0",                    \
       "On a CPU device (PoCL): a timing taken while the tuner's threads waited "                   \
       "for a CPU 80% of the time or more is measured again after a pause; a job "                  \
-      "starved longer than its time limit is put back for later. False: use such "                 \
-      "timings.")                                                                                  \
+      "starved longer than its time limit is put back for later (its last try then "               \
+      "uses what it gets). False: use such timings.")                                              \
     X(STRATEGY, "AOE_STRATEGY", AOE_CFG_ENUM, "auto", AOE_STRATEGY_ALLOWED,                        \
       "Search strategy of the tuner (auto: the project's best).")                                  \
     X(TUNER_MAX_MB, "AOE_TUNER_MAX_MB", AOE_CFG_INT, "0", "0..16777216",                           \

@@ -92,6 +92,7 @@ void aoe_tune_print_json(FILE *out, const aoe_tune_row *rows, size_t n, int dry_
         cJSON_AddNumberToObject(j, "abandoned", (double)r->abandoned);
         cJSON_AddNumberToObject(j, "seconds", r->seconds);
         cJSON_AddNumberToObject(j, "waited_for_cpu_s", r->waited_s);
+        cJSON_AddBoolToObject(j, "timed_starved", r->timed_starved);
         cJSON_AddStringToObject(j, "bank", put_name(r->put, dry_run));
         if (r->replay[0])
             cJSON_AddStringToObject(j, "replay", r->replay);

@@ -40,7 +40,9 @@ static void progress(void *ctx, size_t done, size_t total, double best_us, doubl
     }
 }
 
-static void options_for(run_ctx *x, const aoe_job *job, aoe_tune_options *o)
+/* attempt: the spool's try of this job; a job file named on the command line
+ * is tried once (AOE_SPOOL_MAX_ATTEMPTS: its last). */
+static void options_for(run_ctx *x, const aoe_job *job, unsigned attempt, aoe_tune_options *o)
 {
     const aoe_tune_cli *c = x->c;
     const aoe_config *cfg = c->cfg;
@@ -61,7 +63,9 @@ static void options_for(run_ctx *x, const aoe_job *job, aoe_tune_options *o)
     o->variant_timeout_s = (double)cfg->num[AOE_CFG_VARIANT_TIMEOUT];
     o->dry_run = c->dry_run;
     o->max_mb = cfg->num[AOE_CFG_TUNER_MAX_MB];
-    o->wait_for_cpu = (int)cfg->num[AOE_CFG_WAIT_FOR_CPU];
+    o->wait_for_cpu = !cfg->num[AOE_CFG_WAIT_FOR_CPU]    ? AOE_WAIT_NEVER
+                      : attempt < AOE_SPOOL_MAX_ATTEMPTS ? AOE_WAIT_OR_PUT_BACK
+                                                         : AOE_WAIT_THEN_TIME;
     o->bank = c->bank_handle;
     o->progress = progress;
     o->progress_ctx = x;
@@ -92,8 +96,8 @@ static void print_row(run_ctx *x, const aoe_tune_row *row)
     fflush(stdout);
 }
 
-static aoe_exec_status tune_one(void *ctx, const char *path, const aoe_job *job, char *err,
-                                size_t errlen)
+static aoe_exec_status tune_one(void *ctx, const char *path, const aoe_job *job, unsigned attempt,
+                                char *err, size_t errlen)
 {
     run_ctx *x = ctx;
     aoe_tune_options o;
@@ -102,7 +106,7 @@ static aoe_exec_status tune_one(void *ctx, const char *path, const aoe_job *job,
         snprintf(err, errlen, "out of memory");
         return AOE_EXEC_OUT_OF_MEMORY;
     }
-    options_for(x, job, &o);
+    options_for(x, job, attempt, &o);
     x->kernel = job->kernel_name;
     x->last_line = 0;
     aoe_exec_status st = AOE_EXEC_OK;
@@ -117,10 +121,10 @@ static aoe_exec_status tune_one(void *ctx, const char *path, const aoe_job *job,
     if (!x->c->json && row->r.protocol[0])
         fprintf(stderr, "aoe tune: %s: %s\n", path, row->r.protocol);
     if (!x->c->json && row->r.waited_s > 0 && !st)
-        fprintf(stderr,
-                "aoe tune: %s: waited %.1f s for a CPU (the machine was busy); the timings "
-                "taken starved were measured again\n",
-                path, row->r.waited_s);
+        fprintf(stderr, "aoe tune: %s: waited %.1f s for a CPU (the machine was busy); %s\n", path,
+                row->r.waited_s,
+                row->r.timed_starved ? "then timed on what it left (the job's last try)"
+                                     : "the timings taken starved were measured again");
     print_row(x, row);
     return st;
 }
@@ -165,7 +169,7 @@ int aoe_tune_files(aoe_tune_cli *c)
             rc = AOE_EXIT_FAIL;
             continue;
         }
-        tune_one(&x, c->jobs[i], &job, err, sizeof err);
+        tune_one(&x, c->jobs[i], &job, AOE_SPOOL_MAX_ATTEMPTS, err, sizeof err);
         aoe_job_free(&job);
     }
     return finish(&x, rc);

@@ -149,15 +149,18 @@ static aoe_exec_status ensure_worker(tctx *c, aoe_wrep *rep)
  * idle-priority tuner a few percent of a CPU, and such times are inflated
  * and uneven. Between tries the tuner sleeps, STARVED_PAUSE_S doubling up to
  * STARVED_PAUSE_MAX_S; the time lost is off the job's clock. Once that time
- * exceeds the job's time limit the job gives up: AOE_EXEC_STARVED, which the
- * spool puts back for a later try, and nothing is written to the bank. */
+ * exceeds the job's time limit the job gives up (AOE_WAIT_OR_PUT_BACK):
+ * AOE_EXEC_STARVED, which the spool puts back for a later try, and nothing
+ * is written to the bank; or, on its last try (AOE_WAIT_THEN_TIME), it stops
+ * waiting and uses what it gets, so a machine that is never idle still has
+ * its operators tuned. */
 static aoe_exec_status ask_timed(tctx *c, const aoe_wreq *q, aoe_wrep *rep, double timeout_s)
 {
     double pause = STARVED_PAUSE_S;
     for (;;) {
         double t = now_s();
-        if (ask(c, q, NULL, 0, rep, timeout_s) || !c->o->wait_for_cpu ||
-            !aoe_cpu_starved(rep->timing.wait_share))
+        if (ask(c, q, NULL, 0, rep, timeout_s) || c->o->wait_for_cpu == AOE_WAIT_NEVER ||
+            c->r->timed_starved || !aoe_cpu_starved(rep->timing.wait_share))
             return rep->status;
         if (c->r->waited_s == 0)
             AOE_INFO("%s: the tuner's threads waited for a CPU %.0f%% of a measurement (the "
@@ -165,6 +168,13 @@ static aoe_exec_status ask_timed(tctx *c, const aoe_wreq *q, aoe_wrep *rep, doub
                      c->job->kernel_name, 100 * rep->timing.wait_share);
         if (c->r->waited_s + (now_s() - t) + pause > c->plan.time_limit_s) {
             c->r->waited_s += now_s() - t;
+            if (c->o->wait_for_cpu == AOE_WAIT_THEN_TIME) {
+                c->r->timed_starved = 1;
+                AOE_INFO("%s: no fair CPU for %.1f s: timing on what the machine leaves (the "
+                         "job's last try)",
+                         c->job->kernel_name, c->r->waited_s);
+                return rep->status;
+            }
             c->starved = 1;
             rep->status = AOE_EXEC_STARVED;
             snprintf(rep->reason, sizeof rep->reason,

@@ -17,6 +17,15 @@
 typedef void (*aoe_tune_progress_fn)(void *ctx, size_t done, size_t total, double best_us,
                                      double default_us);
 
+/* What the tuner does with a timing taken while its threads were starved of
+ * CPU (cpu_wait.h; a CPU device only). */
+typedef enum {
+    AOE_WAIT_NEVER = 0,   /* uses it (AOE_WAIT_FOR_CPU=False) */
+    AOE_WAIT_OR_PUT_BACK, /* measures again after a pause; starved for longer than the time
+                             limit, the job fails as AOE_EXEC_STARVED (the spool puts it back) */
+    AOE_WAIT_THEN_TIME,   /* ... the same, then uses what it gets (a job's last try) */
+} aoe_wait_for_cpu;
+
 typedef struct {
     const char *strategy; /* aoe_strategy_run name */
     size_t max_evals;     /* variants to measure at most (> 0) */
@@ -24,13 +33,13 @@ typedef struct {
                              (run_plan.h) unless time_limit_fixed */
     int time_limit_fixed; /* given explicitly (aoe tune --time-limit): kept as it is */
     uint64_t seed;
-    aoe_space_options space;  /* tunables and auto-defines */
-    int parallel_compile;     /* programs compiled at once */
-    double variant_timeout_s; /* watchdog per variant */
-    int dry_run;              /* measure the default only; write nothing */
-    long max_mb;              /* worker memory bound in MiB (0: half of MemAvailable) */
-    int wait_for_cpu;         /* a starved timing is measured again (AOE_WAIT_FOR_CPU) */
-    aoe_bank *bank;           /* where the result goes (NULL: nowhere) */
+    aoe_space_options space;       /* tunables and auto-defines */
+    int parallel_compile;          /* programs compiled at once */
+    double variant_timeout_s;      /* watchdog per variant */
+    int dry_run;                   /* measure the default only; write nothing */
+    long max_mb;                   /* worker memory bound in MiB (0: half of MemAvailable) */
+    aoe_wait_for_cpu wait_for_cpu; /* what a starved timing gets (AOE_WAIT_FOR_CPU) */
+    aoe_bank *bank;                /* where the result goes (NULL: nowhere) */
     aoe_tune_progress_fn progress;
     void *progress_ctx;
 } aoe_tune_options;
@@ -71,6 +80,7 @@ typedef struct {
      * were starved (cpu_wait.h) are measured again after a pause; that time
      * is not counted against the time limit. */
     double waited_s;
+    int timed_starved; /* waited the time limit, then timed on what it got (AOE_WAIT_THEN_TIME) */
     unsigned nreasons;
     aoe_fail_reason reasons[AOE_TUNE_MAX_REASONS];
 } aoe_tune_result;

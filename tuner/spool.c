@@ -225,6 +225,15 @@ static void failed(spool *sp, const char *key, const char *path, const char *ker
     sp->st->retried++;
 }
 
+/* Which try of the job this is (1: its first). */
+static unsigned attempt(spool *sp, const char *key)
+{
+    unsigned attempts;
+    long long nb;
+    read_retry(sp, key, &attempts, &nb);
+    return attempts + 1;
+}
+
 /* Claims and processes one job; returns 1 if one was found, 0 if none. */
 static int one_job(spool *sp)
 {
@@ -249,7 +258,8 @@ static int one_job(spool *sp)
         sp->st->skipped++;
         drop(sp, key, ".running");
         drop(sp, key, ".retry");
-    } else if ((st = sp->tune(sp->ctx, path, &job, err, sizeof err)) != AOE_EXEC_OK) {
+    } else if ((st = sp->tune(sp->ctx, path, &job, attempt(sp, key), err, sizeof err)) !=
+               AOE_EXEC_OK) {
         failed(sp, key, path, job.kernel_name, st, err);
     } else {
         sp->st->tuned++;

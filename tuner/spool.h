@@ -18,10 +18,11 @@
  * start, the worker killed from outside): the job is retried. */
 int aoe_spool_transient(aoe_exec_status st);
 
-/* Tunes one claimed job; returns AOE_EXEC_OK, or why it failed with a
- * one-line reason in err. */
+/* Tunes one claimed job on its `attempt`th try (1..AOE_SPOOL_MAX_ATTEMPTS:
+ * earlier tries failed transiently); returns AOE_EXEC_OK, or why it failed
+ * with a one-line reason in err. */
 typedef aoe_exec_status (*aoe_spool_tune_fn)(void *ctx, const char *path, const aoe_job *job,
-                                             char *err, size_t errlen);
+                                             unsigned attempt, char *err, size_t errlen);
 /* True when the bank already has the job's key (the job is skipped unless it
  * carries repeat_tune). */
 typedef int (*aoe_spool_known_fn)(void *ctx, const aoe_job *job);

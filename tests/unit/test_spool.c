@@ -44,13 +44,15 @@ typedef struct {
     const char *fail_with;
     aoe_exec_status fail_status;
     char kernels[8][32];
+    unsigned attempt; /* the last call's */
 } tuner;
 
-static aoe_exec_status fake_tune(void *ctx, const char *path, const aoe_job *job, char *err,
-                                 size_t errlen)
+static aoe_exec_status fake_tune(void *ctx, const char *path, const aoe_job *job, unsigned attempt,
+                                 char *err, size_t errlen)
 {
     tuner *t = ctx;
     (void)path;
+    t->attempt = attempt;
     if (t->calls < 8) snprintf(t->kernels[t->calls], sizeof t->kernels[0], "%s", job->kernel_name);
     t->calls++;
     if (!t->fail_with) return AOE_EXEC_OK;
@@ -311,10 +313,14 @@ Test(spool, transient_failures_end_as_failed)
             fprintf(f, "%u 0          \n", n);
             fclose(f);
         }
+        int calls = t.calls;
         cr_assert_eq(run(&t, &st), 0);
+        /* the tuner is told which try it makes (its last one times on what it gets) */
+        if (t.calls > calls) cr_expect_eq(t.attempt, (unsigned)t.calls);
     }
     cr_expect(exists(at(with(k, ".failed"))), "retried for ever");
     cr_expect_leq(t.calls, 5);
+    cr_expect_eq(t.attempt, AOE_SPOOL_MAX_ATTEMPTS);
 }
 
 /* Items 9 and 4: a failed job keeps no payload, and its reason file is never
