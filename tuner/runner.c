@@ -182,6 +182,7 @@ static aoe_exec_status ask_timed(tctx *c, const aoe_wreq *q, aoe_wrep *rep, doub
                      "threads waited for a CPU %.0f%% of the last measurement; %.1f s lost); "
                      "not tuned, nothing written (AOE_WAIT_FOR_CPU=False times anyway)",
                      100 * rep->timing.wait_share, c->r->waited_s);
+            snprintf(c->r->error, sizeof c->r->error, "%s", rep->reason); /* the job's verdict */
             return rep->status;
         }
         struct timespec ts = {(time_t)pause, (long)((pause - (double)(time_t)pause) * 1e9)};
@@ -343,10 +344,8 @@ static double eval(void *ctx, size_t config)
     aoe_wreq q = {.op = AOE_WOP_VARIANT, .tol = c->tol, .pol = pol};
     q.cutoff_us = c->best_us > 0 ? 1.5 * c->best_us : 0;
     q.default_s = c->plan.default_s;
-    if (ask_timed(c, &q, &rep, c->plan.watchdog_s) == AOE_EXEC_STARVED) {
-        snprintf(c->r->error, sizeof c->r->error, "%s", rep.reason);
+    if (ask_timed(c, &q, &rep, c->plan.watchdog_s) == AOE_EXEC_STARVED)
         return -1; /* not the variant's fault; the job ends here */
-    }
     c->r->evaluations++;
     if (rep.status) {
         AOE_DEBUG("variant %zu failed: %s", config, rep.reason);
@@ -405,9 +404,7 @@ static int confirm_once(tctx *c, const aoe_wreq *q, aoe_timing *out)
 {
     aoe_wrep rep;
     if (ensure_worker(c, &rep) || ask_timed(c, q, &rep, c->plan.watchdog_s)) {
-        if (rep.status == AOE_EXEC_STARVED)
-            snprintf(c->r->error, sizeof c->r->error, "%s", rep.reason);
-        else if (q->op == AOE_WOP_VARIANT)
+        if (q->op == AOE_WOP_VARIANT && rep.status != AOE_EXEC_STARVED)
             aoe_tune_note_failure(c->r, rep.status, rep.reason);
         return -1;
     }
@@ -581,7 +578,7 @@ static aoe_exec_status tune_candidates(tctx *c, const aoe_exec_ops *ops)
     r->best = c->cands->pols[0];
     long best = -1;
     double best_us = 0;
-    for (size_t i = 0; i < c->cands->n && i < c->o->max_evals && !c->starved; i++) {
+    for (size_t i = 0; i < c->cands->n && i < c->o->max_evals; i++) {
         double t = eval(c, i);
         if (t > 0 && (best < 0 || t < best_us)) best = (long)i, best_us = t;
     }

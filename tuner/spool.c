@@ -168,8 +168,9 @@ static void recover_stale(spool *sp)
 }
 
 /* Claims one job: renames it ".running" and returns its descriptor (opened
- * and checked before the rename), or -1 when none can be claimed now. */
-static int claim(spool *sp, char key[33])
+ * and checked before the rename) and the tries it failed before (*attempts),
+ * or -1 when none can be claimed now. */
+static int claim(spool *sp, char key[33], unsigned *attempts)
 {
     int fd = openat(sp->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -182,10 +183,9 @@ static int claim(spool *sp, char key[33])
     while (jf < 0 && (e = readdir(d)) != NULL) {
         if (!aoe_spool_key_name(e->d_name, ".job")) continue;
         char running[64];
-        unsigned attempts;
         long long not_before;
         snprintf(key, 33, "%.32s", e->d_name);
-        read_retry(sp, key, &attempts, &not_before);
+        read_retry(sp, key, attempts, &not_before);
         if (not_before > (long long)time(NULL)) continue; /* backing off */
         if ((jf = open_trusted(sp, e->d_name)) < 0) continue;
         snprintf(running, sizeof running, "%s.running", key);
@@ -225,20 +225,12 @@ static void failed(spool *sp, const char *key, const char *path, const char *ker
     sp->st->retried++;
 }
 
-/* Which try of the job this is (1: its first). */
-static unsigned attempt(spool *sp, const char *key)
-{
-    unsigned attempts;
-    long long nb;
-    read_retry(sp, key, &attempts, &nb);
-    return attempts + 1;
-}
-
 /* Claims and processes one job; returns 1 if one was found, 0 if none. */
 static int one_job(spool *sp)
 {
     char key[33], path[4200], err[1024];
-    int jf = claim(sp, key);
+    unsigned attempts;
+    int jf = claim(sp, key, &attempts);
     if (jf < 0) return 0;
     snprintf(path, sizeof path, "%s/%s.running", sp->dir, key);
     aoe_job job;
@@ -258,8 +250,7 @@ static int one_job(spool *sp)
         sp->st->skipped++;
         drop(sp, key, ".running");
         drop(sp, key, ".retry");
-    } else if ((st = sp->tune(sp->ctx, path, &job, attempt(sp, key), err, sizeof err)) !=
-               AOE_EXEC_OK) {
+    } else if ((st = sp->tune(sp->ctx, path, &job, attempts + 1, err, sizeof err)) != AOE_EXEC_OK) {
         failed(sp, key, path, job.kernel_name, st, err);
     } else {
         sp->st->tuned++;
