@@ -19,7 +19,7 @@
 #define AOE_CHOICE_NAME(id, spelling) spelling,
 #define AOE_CHOICE_BAR(id, spelling) "|" spelling
 /* "a|b|c": every value with a leading '|', then the first '|' skipped. */
-#define AOE_CHOICE_ALLOWED(LIST) (LIST(AOE_CHOICE_BAR) + 1)
+#define AOE_CHOICE_ALLOWED(LIST) (&LIST(AOE_CHOICE_BAR)[1])
 
 enum { AOE_LOG_LEVELS(AOE_CHOICE_ENUM) AOE_LOG_COUNT };
 enum { AOE_TUNE_MODES(AOE_CHOICE_ENUM) AOE_MODE_COUNT };

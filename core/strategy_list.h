@@ -27,7 +27,7 @@
 /* Index of each listed strategy; AOE_STRATEGY's num holds it. */
 enum { AOE_STRATEGY_LIST(AOE_STRATEGY_ENUM) AOE_STRAT_COUNT };
 
-/* "auto|brute|...": the `allowed` string of AOE_STRATEGY. */
-#define AOE_STRATEGY_ALLOWED (AOE_STRATEGY_LIST(AOE_STRATEGY_BAR) + 1)
+/* "auto|brute|...": the `allowed` string of AOE_STRATEGY (past the first "|"). */
+#define AOE_STRATEGY_ALLOWED (&AOE_STRATEGY_LIST(AOE_STRATEGY_BAR)[1])
 
 #endif
