@@ -15,7 +15,7 @@ Test(exec_status, every_status_has_its_own_name)
         const char *na = aoe_exec_status_name((aoe_exec_status)a);
         cr_assert(na && *na, "status %d has no name", a);
         cr_expect_null(strchr(na, ':'), "'%s': a category name never holds ':'", na);
-        cr_expect_eq(aoe_exec_status_from_name(na, AOE_EXEC_STATUS_COUNT), a, "%s", na);
+        cr_expect_eq((int)aoe_exec_status_from_name(na, AOE_EXEC_STATUS_COUNT), a, "%s", na);
         for (int b = a + 1; b < AOE_EXEC_STATUS_COUNT; b++)
             cr_expect_str_neq(na, aoe_exec_status_name((aoe_exec_status)b));
     }

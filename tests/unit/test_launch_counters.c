@@ -17,7 +17,7 @@ static int g_rd[8]; /* stand-ins for threads' read nodes */
 Test(launch_counters, owner_counts_and_flushes)
 {
     aoe_op op = {0};
-    aoe_counts c = {0};
+    aoe_counts c = {.op = NULL};
     aoe_counts_switch(&c, &op);
     for (int i = 0; i < 1000; i++) aoe_counts_launch(&c, &g_rd[0], i % 4 == 0);
     cr_assert_eq(atomic_load(&c.owner), &g_rd[0], "the first counting thread owns");
@@ -39,7 +39,7 @@ Test(launch_counters, owner_counts_and_flushes)
 Test(launch_counters, switch_flushes_into_the_previous_operator)
 {
     aoe_op a = {0}, b = {0};
-    aoe_counts c = {0};
+    aoe_counts c = {.op = NULL};
     aoe_counts_launch(&c, &g_rd[0], 0); /* no operator yet: kept */
     aoe_counts_switch(&c, &a);
     aoe_counts_launch(&c, &g_rd[0], 1);
@@ -57,7 +57,7 @@ Test(launch_counters, switch_flushes_into_the_previous_operator)
 Test(launch_counters, shared_half_flushed_before_it_overflows)
 {
     aoe_op op = {0};
-    aoe_counts c = {0};
+    aoe_counts c = {.op = NULL};
     aoe_counts_switch(&c, &op);
     aoe_counts_launch(&c, &g_rd[0], 0);
     atomic_store(&c.shared, (1ull << 31) - 1); /* as if 2^31 - 1 launches of others */
@@ -71,7 +71,7 @@ Test(launch_counters, shared_half_flushed_before_it_overflows)
 
 Test(launch_counters, untuned_counts_flush_once_named)
 {
-    aoe_untuned_counts u = {0};
+    aoe_untuned_counts u = {.dest = NULL};
     atomic_uint_least64_t dest = 0;
     for (int i = 0; i < 5; i++) aoe_untuned_count(&u);
     aoe_untuned_flush(&u); /* no destination yet: kept */
