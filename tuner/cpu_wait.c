@@ -30,21 +30,13 @@ static int add_thread(int taskfd, const char *tid, aoe_cpu_sample *out)
 int aoe_cpu_sample_now(aoe_cpu_sample *out)
 {
     out->run_ns = out->wait_ns = 0;
-    int taskfd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (taskfd < 0) return -1;
-    int dupfd = dup(taskfd);
-    DIR *d = dupfd >= 0 ? fdopendir(dupfd) : NULL;
-    if (!d) {
-        if (dupfd >= 0) close(dupfd);
-        close(taskfd);
-        return -1;
-    }
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
     unsigned read_ok = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.' && !add_thread(taskfd, e->d_name, out)) read_ok++;
+        if (e->d_name[0] != '.' && !add_thread(dirfd(d), e->d_name, out)) read_ok++;
     closedir(d);
-    close(taskfd);
     return read_ok ? 0 : -1; /* not even our own thread: no schedstat here */
 }
 
