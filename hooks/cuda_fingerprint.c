@@ -17,7 +17,7 @@ static struct {
 } g_devices[MAX_DEVICES];
 static int g_ndevices;
 
-static const char *describe(const aoe_cuda_queries *q, CUdevice dev)
+static const char *describe(const aoe_cuda_queries *q, CUdevice dev, const char **why)
 {
     char name[256] = "", buf[AOE_FINGERPRINT_LEN];
     int version = 0, sms = 0, major = 0, minor = 0;
@@ -26,10 +26,14 @@ static const char *describe(const aoe_cuda_queries *q, CUdevice dev)
         q->device_attr(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) != CUDA_SUCCESS ||
         q->device_attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) != CUDA_SUCCESS ||
         q->device_attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) != CUDA_SUCCESS ||
-        sms <= 0)
+        sms <= 0) {
+        *why = "the driver did not describe the device";
         return NULL;
+    }
     aoe_fingerprint_cuda(buf, sizeof buf, name, version, (unsigned)sms, major, minor);
-    return strdup(buf);
+    char *fp = strdup(buf);
+    if (!fp) *why = "out of memory";
+    return fp;
 }
 
 const char *aoe_cuda_fingerprint(const aoe_cuda_queries *q, const char **why)
@@ -48,13 +52,13 @@ const char *aoe_cuda_fingerprint(const aoe_cuda_queries *q, const char **why)
     pthread_mutex_lock(&g_lock);
     for (int i = 0; i < g_ndevices; i++)
         if (g_devices[i].dev == dev) fp = g_devices[i].fp;
-    if (!fp && g_ndevices < MAX_DEVICES && (fp = describe(q, dev))) {
+    if (!fp && g_ndevices >= MAX_DEVICES) *why = "more than 64 devices";
+    if (!fp && g_ndevices < MAX_DEVICES && (fp = describe(q, dev, why))) {
         g_devices[g_ndevices].dev = dev;
         g_devices[g_ndevices++].fp = fp;
         AOE_DEBUG("CUDA device %d: %s", (int)dev, fp);
     }
     pthread_mutex_unlock(&g_lock);
-    if (!fp) *why = "the driver did not describe the device";
     return fp;
 }
 

@@ -203,10 +203,12 @@ static int from_object(const cJSON *o, const char *prefix, aoe_gemm_desc *d, cha
 
 int aoe_gemm_desc_from_json(const char *text, aoe_gemm_desc *d, char *err, size_t errlen)
 {
+    errno = 0; /* cJSON says only that it failed: ENOMEM tells memory from bad text */
     cJSON *o = text ? cJSON_Parse(text) : NULL;
     if (!o) {
         aoe_gemm_desc_init(d);
-        return aoe_errf(err, errlen, "gemm: not valid JSON");
+        return aoe_errf(err, errlen, "gemm: %s",
+                        text && errno == ENOMEM ? "out of memory" : "not valid JSON");
     }
     int rc = from_object(o, "gemm.", d, err, errlen);
     cJSON_Delete(o);

@@ -279,10 +279,12 @@ static int prepare(const aoe_job *job, prepared *pr)
     if (pr->n > AOE_JOB_MAX_OPTIONS || (pr->n && !pr->list)) return errno = EINVAL, -1;
     for (uint32_t i = 0; i < pr->n; i++)
         if (!pr->list[i] || !pr->list[i][0]) return errno = EINVAL, -1;
+    errno = 0;
     cJSON *o = job->runtime_extra ? cJSON_Parse(job->runtime_extra) : cJSON_CreateObject();
-    if (!cJSON_IsObject(o)) {
+    if (!cJSON_IsObject(o)) { /* memory, or runtime_extra is not a JSON object */
+        int oom = !o && (!job->runtime_extra || errno == ENOMEM);
         cJSON_Delete(o);
-        return errno = EINVAL, -1;
+        return errno = oom ? ENOMEM : EINVAL, -1;
     }
     while (cJSON_GetObjectItemCaseSensitive(o, "mem_flags"))
         cJSON_DeleteItemFromObjectCaseSensitive(o, "mem_flags");

@@ -47,18 +47,20 @@ typedef struct {
     unsigned long long untuned_launches[AOE_NT_COUNT];
 } summary;
 
-/* The "not_tuned" entry for (name, reason), created with 0 launches. */
+/* The "not_tuned" entry for (name, reason), created with 0 launches; NULL
+ * when out of memory (an entry cJSON could not fill is skipped, never read). */
 static cJSON *nt_entry(cJSON *arr, const char *name, int reason, const char *detail)
 {
     const char *why = aoe_not_tuned_json(reason);
     cJSON *e;
+    if (!name) name = "?";
     cJSON_ArrayForEach(e, arr)
     {
-        const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "op_name");
-        const cJSON *r = cJSON_GetObjectItemCaseSensitive(e, "reason");
-        if (!strcmp(n->valuestring, name) && !strcmp(r->valuestring, why)) return e;
+        const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "op_name"));
+        const char *r = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "reason"));
+        if (n && r && !strcmp(n, name) && !strcmp(r, why)) return e;
     }
-    e = cJSON_CreateObject();
+    if (!arr || !(e = cJSON_CreateObject())) return NULL;
     cJSON_AddStringToObject(e, "op_name", name);
     cJSON_AddStringToObject(e, "reason", why);
     cJSON_AddStringToObject(e, "detail", detail);
@@ -70,7 +72,7 @@ static cJSON *nt_entry(cJSON *arr, const char *name, int reason, const char *det
 static void nt_add_launches(cJSON *e, unsigned long long n)
 {
     cJSON *l = cJSON_GetObjectItemCaseSensitive(e, "launches");
-    cJSON_SetNumberValue(l, l->valuedouble + (double)n);
+    if (cJSON_IsNumber(l)) cJSON_SetNumberValue(l, l->valuedouble + (double)n);
 }
 
 /* Kernel objects (and kernels past the operator limit) not tuned. */
