@@ -7,6 +7,7 @@
 #include "store/record_format.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -41,44 +42,61 @@ static cJSON *num_uint(unsigned long long v)
     return cJSON_CreateRaw(buf);
 }
 
+/* Adds item to the object (name) or the array (name NULL); on any failure
+ * (memory) the item is freed and *bad set, so a record is whole or absent. */
+static void put(cJSON *to, const char *name, cJSON *item, int *bad)
+{
+    int ok = to && item &&
+             (name ? cJSON_AddItemToObject(to, name, item) : cJSON_AddItemToArray(to, item));
+    if (!ok) {
+        cJSON_Delete(item);
+        *bad = 1;
+    }
+}
+
 static cJSON *record_json(const char *fp, const aoe_key *key, const aoe_record *r)
 {
     char hex[33];
+    int bad = 0;
     aoe_key_to_hex(key, hex);
     cJSON *o = cJSON_CreateObject(), *pol = cJSON_CreateObject(), *params = cJSON_CreateArray();
     cJSON *g = cJSON_CreateArray(), *l = cJSON_CreateArray();
-    cJSON_AddStringToObject(o, "fingerprint", fp);
-    cJSON_AddStringToObject(o, "key", hex);
-    cJSON_AddStringToObject(o, "runtime", r->runtime);
-    cJSON_AddStringToObject(o, "kernel_name", r->kernel_name);
+    put(o, "fingerprint", cJSON_CreateString(fp), &bad);
+    put(o, "key", cJSON_CreateString(hex), &bad);
+    put(o, "runtime", cJSON_CreateString(r->runtime), &bad);
+    put(o, "kernel_name", cJSON_CreateString(r->kernel_name), &bad);
     for (uint32_t i = 0; i < r->policy.n_params && i < AOE_MAX_PARAMS; i++) {
         cJSON *p = cJSON_CreateObject();
-        cJSON_AddStringToObject(p, "name", r->policy.params[i].name);
-        cJSON_AddItemToObject(p, "value", num_int(r->policy.params[i].value));
-        cJSON_AddStringToObject(p, "kind", aoe_param_kind_name(r->policy.params[i].kind));
+        put(p, "name", cJSON_CreateString(r->policy.params[i].name), &bad);
+        put(p, "value", num_int(r->policy.params[i].value), &bad);
+        put(p, "kind", cJSON_CreateString(aoe_param_kind_name(r->policy.params[i].kind)), &bad);
         /* for importers that predate "kind" */
-        cJSON_AddBoolToObject(p, "define", r->policy.params[i].kind == AOE_PARAM_DEFINE);
-        cJSON_AddItemToArray(params, p);
+        put(p, "define", cJSON_CreateBool(r->policy.params[i].kind == AOE_PARAM_DEFINE), &bad);
+        put(params, NULL, p, &bad);
     }
-    cJSON_AddItemToObject(pol, "params", params);
-    cJSON_AddItemToObject(pol, "work_dim", num_uint(r->policy.work_dim));
+    put(pol, "params", params, &bad);
+    put(pol, "work_dim", num_uint(r->policy.work_dim), &bad);
     for (int d = 0; d < 3; d++) {
-        cJSON_AddItemToArray(g, num_uint(r->policy.global[d]));
-        cJSON_AddItemToArray(l, num_uint(r->policy.local[d]));
+        put(g, NULL, num_uint(r->policy.global[d]), &bad);
+        put(l, NULL, num_uint(r->policy.local[d]), &bad);
     }
-    cJSON_AddItemToObject(pol, "global", g);
-    cJSON_AddItemToObject(pol, "local", l);
-    cJSON_AddItemToObject(o, "policy", pol);
-    cJSON_AddItemToObject(o, "default_us", num_double(r->default_us));
-    cJSON_AddItemToObject(o, "default_spread_us", num_double(r->default_spread_us));
-    cJSON_AddItemToObject(o, "tuned_us", num_double(r->tuned_us));
-    cJSON_AddItemToObject(o, "tuned_spread_us", num_double(r->tuned_spread_us));
-    cJSON_AddItemToObject(o, "evaluations", num_uint(r->evaluations));
-    cJSON_AddItemToObject(o, "tuning_seconds", num_double(r->tuning_seconds));
-    cJSON_AddStringToObject(o, "strategy", r->strategy);
-    cJSON_AddStringToObject(o, "tuner_version", r->tuner_version);
-    cJSON_AddItemToObject(o, "timestamp", num_int(r->timestamp));
-    cJSON_AddStringToObject(o, "summary", r->summary);
+    put(pol, "global", g, &bad);
+    put(pol, "local", l, &bad);
+    put(o, "policy", pol, &bad);
+    put(o, "default_us", num_double(r->default_us), &bad);
+    put(o, "default_spread_us", num_double(r->default_spread_us), &bad);
+    put(o, "tuned_us", num_double(r->tuned_us), &bad);
+    put(o, "tuned_spread_us", num_double(r->tuned_spread_us), &bad);
+    put(o, "evaluations", num_uint(r->evaluations), &bad);
+    put(o, "tuning_seconds", num_double(r->tuning_seconds), &bad);
+    put(o, "strategy", cJSON_CreateString(r->strategy), &bad);
+    put(o, "tuner_version", cJSON_CreateString(r->tuner_version), &bad);
+    put(o, "timestamp", num_int(r->timestamp), &bad);
+    put(o, "summary", cJSON_CreateString(r->summary), &bad);
+    if (bad) {
+        cJSON_Delete(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -302,7 +320,12 @@ static int parse_entry(const cJSON *o, aoe_bank_entry *e, char *err, size_t errl
 int aoe_bank_parse_json(const char *text, size_t len, aoe_bank_entry_fn on_entry,
                         aoe_bank_reject_fn on_reject, void *ctx, char *err, size_t errlen)
 {
+    errno = 0; /* cJSON says only that it failed: ENOMEM tells memory from bad text */
     cJSON *doc = cJSON_ParseWithLength(text, len);
+    if (!doc && errno == ENOMEM) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     if (!doc) {
         const char *at = cJSON_GetErrorPtr();
         size_t off = at && at >= text && at <= text + len ? (size_t)(at - text) : 0;

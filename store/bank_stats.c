@@ -75,13 +75,17 @@ int aoe_bank_get_stats(aoe_bank *b, aoe_bank_stats *st, char *err, size_t errlen
         return -1;
     }
     st->fingerprints = n;
-    for (int i = 0; i < n; i++) {
+    int ret = 0;
+    for (int i = 0; i < n && !ret; i++) {
         count_ctx c = {0};
-        bank_walk_raw(b, fps[i], count_raw, &c);
+        if (bank_walk_raw(b, fps[i], count_raw, &c)) {
+            snprintf(err, errlen, "%s: cannot count the records of device '%s'", b->path, fps[i]);
+            ret = -1;
+        }
         st->records += c.n;
     }
     aoe_bank_free_fingerprints(fps, n);
-    return 0;
+    return ret;
 }
 
 typedef struct {

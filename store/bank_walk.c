@@ -4,25 +4,32 @@
 #include "store/bank_admin.h"
 #include "store/bank_internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The whole list or -1 (errno set): a partial one would make an export, a
+ * verify or a merge's device check silently skip devices. */
 int aoe_bank_fingerprints(aoe_bank *b, char **fps, int max)
 {
     MDB_txn *txn;
     MDB_cursor *cur;
-    int n = 0;
-    if (!b || bank_read_begin(b, &txn)) return -1;
-    if (mdb_cursor_open(txn, b->meta, &cur)) {
+    int n = 0, rc;
+    if (!b) return errno = EINVAL, -1;
+    if ((rc = bank_read_begin(b, &txn))) return errno = rc > 0 ? rc : EIO, -1;
+    if ((rc = mdb_cursor_open(txn, b->meta, &cur))) {
         bank_read_end(b, txn);
-        return -1;
+        return errno = rc > 0 ? rc : EIO, -1;
     }
     MDB_val k = {3, "fp:"}, d;
-    int rc = mdb_cursor_get(cur, &k, &d, MDB_SET_RANGE);
+    rc = mdb_cursor_get(cur, &k, &d, MDB_SET_RANGE);
     while (!rc && k.mv_size > 3 && !memcmp(k.mv_data, "fp:", 3)) {
         if (n < max) {
             char *s = malloc(d.mv_size + 1);
-            if (!s) break;
+            if (!s) {
+                rc = ENOMEM;
+                break;
+            }
             memcpy(s, d.mv_data, d.mv_size);
             s[d.mv_size] = '\0';
             fps[n++] = s;
@@ -31,6 +38,10 @@ int aoe_bank_fingerprints(aoe_bank *b, char **fps, int max)
     }
     mdb_cursor_close(cur);
     bank_read_end(b, txn);
+    if (rc && rc != MDB_NOTFOUND) {
+        aoe_bank_free_fingerprints(fps, n);
+        return errno = rc > 0 ? rc : EIO, -1;
+    }
     return n;
 }
 

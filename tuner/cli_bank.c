@@ -62,7 +62,10 @@ int aoe_cmd_bank(int argc, char **argv)
         /* append --bank PATH to the subcommand's arguments */
         int n = argc - i;
         char **v = calloc((size_t)n + 3, sizeof *v);
-        if (!v) return AOE_EXIT_FAIL;
+        if (!v) {
+            fprintf(stderr, "aoe bank %s: out of memory\n", cmds[c].name);
+            return AOE_EXIT_FAIL;
+        }
         memcpy(v, argv + i, (size_t)n * sizeof *v);
         v[n] = "--bank";
         v[n + 1] = (char *)bank;
@@ -182,7 +185,10 @@ int bank_find_key(aoe_bank *b, const char *prefix, const char *fp, char *fp_out,
                   aoe_key *key, aoe_record *rec)
 {
     find_ctx *f = calloc(1, sizeof *f);
-    if (!f) return 1;
+    if (!f) {
+        fprintf(stderr, "aoe bank: out of memory\n");
+        return 1;
+    }
     f->plen = strlen(prefix);
     int bad = f->plen == 0 || f->plen > 32;
     for (size_t i = 0; i < f->plen && !bad; i++) {

@@ -72,6 +72,7 @@ static char *read_all(const char *path, size_t *len)
     }
     size_t cap = 65536, n = 0;
     char *buf = malloc(cap);
+    if (!buf) fprintf(stderr, "aoe bank import: out of memory reading %s\n", path);
     while (buf) {
         if (n == cap) {
             if (cap >= (size_t)IMPORT_MAX_BYTES) {
@@ -83,6 +84,7 @@ static char *read_all(const char *path, size_t *len)
             }
             char *nb = realloc(buf, cap * 2);
             if (!nb) {
+                fprintf(stderr, "aoe bank import: out of memory reading %s\n", path);
                 free(buf);
                 buf = NULL;
                 break;
@@ -229,6 +231,7 @@ int bank_cmd_delete(int argc, char **argv)
     char fp[AOE_FINGERPRINT_LEN], hex[33];
     aoe_key key;
     aoe_record *r = malloc(sizeof *r);
+    if (!r) fprintf(stderr, "aoe bank delete: out of memory\n");
     rc = !r || bank_find_key(b, a.pos[0], a.fp, fp, sizeof fp, &key, r);
     free(r);
     if (!rc) {

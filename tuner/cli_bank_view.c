@@ -2,6 +2,7 @@
 #include "tuner/cli.h"
 #include "tuner/cli_bank.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -37,6 +38,7 @@ typedef struct {
     const char *last_fp;
     char last_buf[AOE_FINGERPRINT_LEN];
     long n;
+    int oom; /* a record could not be printed */
 } list_ctx;
 
 static int list_visit(void *vctx, const char *fp, const aoe_key *key, const aoe_record *rec)
@@ -45,7 +47,7 @@ static int list_visit(void *vctx, const char *fp, const aoe_key *key, const aoe_
     if (c->a->kernel && strcmp(c->a->kernel, rec->kernel_name)) return 0;
     if (c->a->json) {
         char *s = aoe_bank_record_json_text(fp, key, rec);
-        if (!s) return 1;
+        if (!s) return c->oom = 1;
         printf("%s\n    %s", c->n ? "," : "", s);
         free(s);
     } else {
@@ -86,8 +88,11 @@ int bank_cmd_list(int argc, char **argv)
     else if (!c.n)
         printf("no records in %s\n", aoe_bank_path(b));
     aoe_bank_close(b);
-    if (rc) fprintf(stderr, "aoe bank list: cannot read the bank\n");
-    return rc ? AOE_EXIT_FAIL : AOE_EXIT_OK;
+    if (c.oom)
+        fprintf(stderr, "aoe bank list: out of memory: the list is incomplete\n");
+    else if (rc)
+        fprintf(stderr, "aoe bank list: cannot read the bank\n");
+    return rc || c.oom ? AOE_EXIT_FAIL : AOE_EXIT_OK;
 }
 
 int bank_cmd_show(int argc, char **argv)
@@ -106,6 +111,7 @@ int bank_cmd_show(int argc, char **argv)
     char fp[AOE_FINGERPRINT_LEN], hex[33];
     aoe_key key;
     aoe_record *r = malloc(sizeof *r);
+    if (!r) fprintf(stderr, "aoe bank show: out of memory\n");
     rc = !r || bank_find_key(b, a.pos[0], a.fp, fp, sizeof fp, &key, r);
     aoe_bank_close(b);
     if (rc) {
@@ -114,7 +120,12 @@ int bank_cmd_show(int argc, char **argv)
     }
     if (a.json) {
         char *s = aoe_bank_record_json_text(fp, &key, r);
-        printf("%s\n", s ? s : "null");
+        if (!s) {
+            fprintf(stderr, "aoe bank show: out of memory\n");
+            free(r);
+            return AOE_EXIT_FAIL;
+        }
+        printf("%s\n", s);
         free(s);
     } else {
         const aoe_policy *p = &r->policy;
@@ -210,8 +221,12 @@ int bank_cmd_stats(int argc, char **argv)
                st.used_bytes / 1024.0, st.map_bytes / 1024.0, st.readers_used, st.readers_max);
         if (st.fingerprints) printf("\n     RECORDS  DEVICE FINGERPRINT\n");
     }
+    errno = 0;
     rc = aoe_bank_count_by_fingerprint(b, print_fp_count, &c);
     if (a.json) printf("\n  ]\n}\n");
+    if (rc)
+        fprintf(stderr, "aoe bank stats: cannot count the records per device: %s\n",
+                errno ? strerror(errno) : "cannot read the bank");
     aoe_bank_close(b);
     return rc ? AOE_EXIT_FAIL : AOE_EXIT_OK;
 }

@@ -123,7 +123,10 @@ int aoe_cmd_tune(int argc, char **argv)
     aoe_tune_cli c;
     memset(&c, 0, sizeof c);
     c.jobs = calloc((size_t)argc, sizeof *c.jobs);
-    if (!c.jobs) return AOE_EXIT_FAIL;
+    if (!c.jobs) {
+        fprintf(stderr, "aoe tune: out of memory\n");
+        return AOE_EXIT_FAIL;
+    }
     int rc = AOE_EXIT_USAGE;
     if (parse_args(argc, argv, &c)) goto out;
     if (c.help) {
