@@ -174,7 +174,6 @@ static aoe_exec_status build_reference(wstate *s, char *err, size_t errlen)
     }
     if ((rc = reference_run(s, NULL, 0, &a, err, errlen))) goto out;
     send_first(s, s->first_s); /* the parent scales its watchdog for the rest */
-    rc = AOE_EXEC_OUT_OF_MEMORY;
     s->ref.oob_bytes = s->cap_oob;
     int candidates = 0;
     for (uint32_t i = 0; i < n; i++) {
