@@ -7,10 +7,10 @@
 # shim, must have had allocations failed (counted by failalloc, so this test
 # fails if the injection stops working), and its messages must not blame the
 # input (valid tunables files, jobs, the device) for what memory caused.
-# Paths: a miss that captures a job (C programs, 4 threads, pyopencl), a hit
-# whose policy builds a variant program in the background (gemm with -D
-# values), and where the CUDA test doubles are built the cuBLAS and NVRTC
-# hooks.
+# Paths: a miss that captures a job (C programs, 4 threads, pyopencl),
+# records that arrive while the program runs, a hit whose policy builds a
+# variant program in the background (gemm with -D values), and where the CUDA
+# test doubles are built the cuBLAS and NVRTC hooks.
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 FAIL=$B/tests/libaoe_failalloc.so
@@ -66,6 +66,42 @@ sweep threads threads_client "3 7 19 61" "$B/clients/threads_client" --threads 4
 py_exe=$(basename "$(readlink -f "$PY")")
 sweep pyopencl "$py_exe" "2 7 29" "$PY" "$S/tests/clients/pyopencl_client.py" --size 128 --checksum
 
+# Records that arrive while the program runs (the shim's poller reads the
+# bank again): pyopencl launching until told to stop, two records imported
+# meanwhile, the second faster than the first.
+pyopencl_from_source
+"$PY" "$S/tests/clients/pyopencl_client.py" --size 128 --repeat 1 >/dev/null 2>&1
+AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" "$PY" "$S/tests/clients/pyopencl_client.py" --size 128 \
+  --repeat 1 >/dev/null 2>&1
+pjob=$(grep -l '"blur' "$AOE_WORK_PATH"/spool/*.job | head -1) || fail "no pyopencl job captured"
+"$PY" "$S/tests/fakecl/record_for_job.py" "$pjob" 16 >"$T/p16.json"
+"$PY" "$S/tests/fakecl/record_for_job.py" "$pjob" 32 | sed 's/"tuned_us": 1.0/"tuned_us": 0.5/' \
+  >"$T/p32.json"
+pwant=$("$PY" "$S/tests/clients/pyopencl_client.py" --size 128 --repeat 1 --checksum 2>/dev/null |
+  grep -o 'checksum=.*')
+midrun=0
+for e in 8 34 233; do
+  rm -rf "$T/pbank" "$T/stop" "$T"/report/*
+  AOE_FAILALLOC_EVERY=$e AOE_FAILALLOC_EXE=$py_exe AOE_TUNE_MODE=off AOE_POLL_MS=20 \
+    TUNE_BANK_PATH=$T/pbank LD_PRELOAD="$FAIL:$HOOK" "$PY" "$S/tests/clients/pyopencl_client.py" \
+    --size 128 --repeat 1 --until-file "$T/stop" --pause-ms 5 --checksum >"$T/pout" 2>"$T/perr" &
+  pid=$!
+  sleep 1
+  "$AOE" bank --bank "$T/pbank" import "$T/p16.json" >/dev/null
+  sleep 0.5
+  "$AOE" bank --bank "$T/pbank" import "$T/p32.json" >/dev/null
+  sleep 0.5
+  touch "$T/stop"
+  rc=0
+  wait $pid || rc=$?
+  [ $rc = 0 ] || fail "records mid-run, every $e allocations failing: exit status $rc: $(cat "$T/perr")"
+  [ "$(grep -o 'checksum=.*' "$T/pout")" = "$pwant" ] || fail "records mid-run, every $e: output differs"
+  grep -q ' 1 added' "$T/perr" && midrun=$((midrun + 1))
+  n=$(awk '{print $4}' "$T"/report/failalloc.* 2>/dev/null || echo 0)
+  [ "${n:-0}" -gt 0 ] || fail "records mid-run, every $e: no allocation failed"
+  runs=$((runs + 1)) failed_total=$((failed_total + n))
+done
+
 # The hit path: a record for gemm with TS=16 WPT=2 (a variant program built
 # in the background, as shim_policy_check's rule_kept).
 rm -rf "$AOE_WORK_PATH/spool"
@@ -109,4 +145,5 @@ else
   cuda="; no CUDA test doubles in this build (configured without CUDA headers)"
 fi
 echo "shim_oom: $runs runs with $failed_total allocations failed in all: every one exited 0 and" \
-  "gave the output of a run without the shim (or its correct results)$cuda"
+  "gave the output of a run without the shim (or its correct results); records picked up" \
+  "mid-run in $midrun of 3$cuda"
