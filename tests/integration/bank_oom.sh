@@ -9,12 +9,7 @@
 # unchanged and verifies.
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
-FAIL=$B/tests/libaoe_failalloc.so
-if [ ! -e "$FAIL" ]; then
-  grep -Eq '^AOE_(SANITIZE|TSAN):BOOL=ON$' "$B/CMakeCache.txt" &&
-    { echo "bank_oom: skipped: a sanitizer build (its runtime owns malloc)"; exit 77; }
-  fail "no $FAIL"
-fi
+need_failalloc bank_oom
 # A bank of 6 records on two devices (three kernels' jobs from PoCL, each
 # under two fingerprints) and its export.
 bank=$T/bank

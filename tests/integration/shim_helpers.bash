@@ -53,3 +53,15 @@ json() { "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(s
 # cache's state.
 pyopencl_from_source() { export PYOPENCL_NO_CACHE=1; }
 checksum_of() { grep -o 'checksum=[0-9a-f]*' <<<"$1" || true; }
+
+# The allocator that fails on purpose (tests/failalloc) in $FAIL. A sanitizer
+# build has none (its runtime owns malloc): the test $1 says so and is skipped.
+need_failalloc() {
+  FAIL=$B/tests/libaoe_failalloc.so
+  [ -e "$FAIL" ] && return 0
+  if grep -Eq '^AOE_(SANITIZE|TSAN):BOOL=ON$' "$B/CMakeCache.txt"; then
+    echo "$1: skipped: a sanitizer build (its runtime owns malloc)"
+    exit 77
+  fi
+  fail "no $FAIL"
+}

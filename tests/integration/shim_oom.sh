@@ -13,12 +13,7 @@
 # test doubles are built the cuBLAS and NVRTC hooks.
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
-FAIL=$B/tests/libaoe_failalloc.so
-if [ ! -e "$FAIL" ]; then
-  grep -Eq '^AOE_(SANITIZE|TSAN):BOOL=ON$' "$B/CMakeCache.txt" &&
-    { echo "shim_oom: skipped: a sanitizer build (its runtime owns malloc)"; exit 77; }
-  fail "no $FAIL"
-fi
+need_failalloc shim_oom
 export AOE_TUNE_MODE=offline # jobs are captured, no tuner starts
 export AOE_FAILALLOC_OBJECTS=libaoe_hook.so:libcjson.so:liblmdb.so:libxxhash.so:libunwind.so:libelf.so
 export AOE_FAILALLOC_REPORT=$T/report
