@@ -72,7 +72,7 @@ static cJSON *nt_entry(cJSON *arr, const char *name, int reason, const char *det
 static void nt_add_launches(cJSON *e, unsigned long long n)
 {
     cJSON *l = cJSON_GetObjectItemCaseSensitive(e, "launches");
-    if (cJSON_IsNumber(l)) cJSON_SetNumberValue(l, l->valuedouble + (double)n);
+    if (l && cJSON_IsNumber(l)) cJSON_SetNumberValue(l, l->valuedouble + (double)n);
 }
 
 /* Kernel objects (and kernels past the operator limit) not tuned. */

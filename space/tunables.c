@@ -205,7 +205,7 @@ static int parse_kernel(const cJSON *kobj, const char *at, int need_name, aoe_tu
     }
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(kobj, "kernel");
     if (name || need_name) {
-        if (!cJSON_IsString(name) || !name->valuestring[0] ||
+        if (!name || !cJSON_IsString(name) || !name->valuestring[0] ||
             strlen(name->valuestring) >= AOE_KERNEL_NAME_LEN)
             return aoe_errf(err, errlen, "%s.kernel: expected the kernel's name", at);
         snprintf(k->kernel, sizeof k->kernel, "%s", name->valuestring);
