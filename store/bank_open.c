@@ -88,8 +88,17 @@ static int env_open(aoe_bank *b, unsigned flags, bool fresh)
     if (rc) {
         mdb_env_close(b->env);
         b->env = NULL;
+        return rc;
     }
-    return rc;
+    /* LMDB leaves the data file's descriptor inheritable (its lock file is
+     * close-on-exec): a program under the shim would pass the bank to every
+     * program it execs. */
+    mdb_filehandle_t fd;
+    if (!mdb_env_get_fd(b->env, &fd)) {
+        int fl = fcntl(fd, F_GETFD);
+        if (fl >= 0 && !(fl & FD_CLOEXEC)) fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+    }
+    return 0;
 }
 
 /* Pages the meta page says exist must be in the file: a truncated data.mdb

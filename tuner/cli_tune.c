@@ -47,7 +47,8 @@ static void usage(FILE *out)
             "                    (default 0: as soon as the spool is empty)\n"
             "  --idle-priority   run at the lowest CPU and I/O priority (SCHED_IDLE, idle\n"
             "                    I/O class), as the background tuner does\n"
-            "  --detach          fork into the background at once (exit status 0)\n"
+            "  --detach          fork into the background at once (exit status 0), keeping\n"
+            "                    no inherited descriptor but 0-2\n"
             "\n"
             "Exit status: 0 every job tuned or had nothing to tune, 1 a job failed, 2 usage\n"
             "error.\n");

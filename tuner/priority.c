@@ -47,6 +47,24 @@ int aoe_lowest_priority(int own_session, char *err, size_t errlen)
     return rc;
 }
 
+/* Every descriptor but 0-2 (which the spawner set): one the program under
+ * the shim left inheritable (a pipe's write end, a listening socket) would
+ * stay open as long as the tuner runs, so the program's reader would see no
+ * end of file and a restarted server could not bind its port. */
+static void close_inherited(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    closefrom(3);
+#else
+#ifdef SYS_close_range
+    if (!syscall(SYS_close_range, 3U, ~0U, 0U)) return;
+#endif
+    struct rlimit rl;
+    long max = getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur > 65536 ? 65536 : (long)rl.rlim_cur;
+    for (long fd = 3; fd < max; fd++) close((int)fd);
+#endif
+}
+
 int aoe_detach(void)
 {
     fflush(NULL);
@@ -54,5 +72,6 @@ int aoe_detach(void)
     if (pid < 0) return -1;
     if (pid > 0) _exit(0);
     setsid(); /* a session (and autogroup) of our own, no controlling terminal */
+    close_inherited();
     return 0;
 }
