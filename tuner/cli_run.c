@@ -27,7 +27,8 @@ static void usage(FILE *f)
                "kernels the bank knows launch with their tuned policy, the others are\n"
                "captured and tuned in the background. After CMD exits, prints a summary of\n"
                "the result files (aoe_result_opat_*.json) it wrote, on stderr, and exits\n"
-               "with CMD's exit status.\n"
+               "with CMD's exit status. A signal sent to aoe run (HUP, INT, QUIT, TERM,\n"
+               "USR1, USR2) goes on to CMD.\n"
                "\n"
                "  --offline    only capture tuning jobs (AOE_TUNE_MODE=offline); tune them\n"
                "               later with `aoe tune --spool DIR`\n"
@@ -291,6 +292,23 @@ static void print_summary(const run_summary *s, FILE *out)
     }
 }
 
+/* A signal sent to aoe run itself (kill PID, a supervisor or a container
+ * runtime stopping it) goes on to the program, whose exit then ends aoe run
+ * with its status: the program is never left running alone. One the
+ * terminal or the kernel sends (Ctrl-C, a hangup) reaches the program itself,
+ * in the same process group, so it is not sent twice. */
+static const int forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
+#define N_FORWARDED ((int)(sizeof forwarded / sizeof forwarded[0]))
+static volatile sig_atomic_t g_child;
+
+static void forward(int sig, siginfo_t *si, void *ctx)
+{
+    (void)ctx;
+    int saved = errno;
+    if (g_child > 0 && si && si->si_code <= 0) kill((pid_t)g_child, sig); /* SI_USER, SI_QUEUE */
+    errno = saved;
+}
+
 int aoe_cmd_run(int argc, char **argv)
 {
     int offline = 0, repeat = 0, json = 0, i = 1;
@@ -339,9 +357,17 @@ int aoe_cmd_run(int argc, char **argv)
     struct timespec start;
     clock_gettime(CLOCK_REALTIME, &start);
     fflush(NULL);
+    /* Set before the fork (exec gives the program the default actions back),
+     * so that no signal in between ends aoe run alone. */
+    struct sigaction fwd = {0}, old[N_FORWARDED];
+    fwd.sa_sigaction = forward;
+    fwd.sa_flags = SA_SIGINFO;
+    sigemptyset(&fwd.sa_mask);
+    for (int k = 0; k < N_FORWARDED; k++) sigaction(forwarded[k], &fwd, &old[k]);
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "aoe run: fork: %s\n", strerror(errno));
+        for (int k = 0; k < N_FORWARDED; k++) sigaction(forwarded[k], &old[k], NULL);
         return AOE_EXIT_FAIL;
     }
     if (pid == 0) {
@@ -349,16 +375,12 @@ int aoe_cmd_run(int argc, char **argv)
         fprintf(stderr, "aoe run: cannot run '%s': %s\n", argv[i], strerror(errno));
         _exit(127);
     }
-    /* Like system(): the terminal's signals go to the program. */
-    struct sigaction ign = {0}, old_int, old_quit;
-    ign.sa_handler = SIG_IGN;
-    sigaction(SIGINT, &ign, &old_int);
-    sigaction(SIGQUIT, &ign, &old_quit);
+    g_child = pid;
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGQUIT, &old_quit, NULL);
+    g_child = 0;
+    for (int k = 0; k < N_FORWARDED; k++) sigaction(forwarded[k], &old[k], NULL);
     run_summary s = {0};
     s.files = cJSON_CreateArray();
     collect(result_dir, &start, &s);
