@@ -13,12 +13,15 @@
 #include "jobs/spool_protocol.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 aoe_shim_state aoe_shim;
 int aoe_shim_active;
@@ -98,8 +101,26 @@ void aoe_shim_exit_rearm(void)
     if (!atomic_load(&g_exit_done)) aoe_exit_register(at_exit);
 }
 
+/* A program started with a standard descriptor closed (`prog 2>&-`) would
+ * let the shim's next open() take it: the bank's lock file or a job would
+ * become the program's stderr, and every message, the program's and the
+ * shim's, would be written into it. The closed ones get /dev/null first, as
+ * glibc gives them to set-user-ID programs; a program that never uses the
+ * runtime is left as it is. */
+static void keep_standard_fds(void)
+{
+    int saved = errno;
+    for (int fd = 0; fd < 3; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+        int n = open("/dev/null", O_RDWR); /* the lowest free descriptor: fd */
+        if (n >= 0 && n != fd) close(n);   /* another thread took fd meanwhile */
+    }
+    errno = saved;
+}
+
 static void init_once(void)
 {
+    keep_standard_fds();
     aoe_fork_register();
     if (aoe_shim.cfg_bad) {
         aoe_shim_log_once(&g_cfg_msg_done, AOE_LOG_ERROR, "%s; AOE is disabled for this run",

@@ -6,6 +6,8 @@
 # every launch), with stderr the write end of a pipe whose read end is closed
 # before the program starts, SIGPIPE at its default action. A SIGPIPE that is
 # the program's own still ends it as without the shim (`yes | head -1`).
+# And a program started with stderr closed does not get one of the shim's
+# files as its stderr.
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 # CMD...: run with stderr a pipe without a reader; prints the exit status
@@ -30,5 +32,29 @@ rc=$(AOE_LOG_LEVEL=debug AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" closed_stderr 
 # the program's own SIGPIPE is untouched
 rc=$(set +o pipefail; LD_PRELOAD="$HOOK" yes | head -n 1 >/dev/null; echo "${PIPESTATUS[0]}")
 [ "$rc" = 141 ] || fail "yes under the shim: exit status $rc, not 141 (its own SIGPIPE)"
-echo "shim_stderr_closed: exit 0 with stderr closed (C client, pyopencl at debug level), output" \
-  "unchanged; a program's own SIGPIPE still ends it"
+
+# stderr closed outright (`prog 2>&-`): the shim's first open() would take
+# descriptor 2, so the bank's files or the shim's own pipe became the
+# program's stderr, and every message (the program's and the shim's) went
+# into them. The shim puts /dev/null there first. On the fake runtime, which
+# opens no file of its own, with a bank record (a hit: the bank opened).
+AOE_TUNE_MODE=offline LD_LIBRARY_PATH=$B/fakecl LD_PRELOAD="$HOOK" "$B/clients/overhead_client" \
+  --batches 1 --launches 10 >/dev/null 2>&1
+fjob=$(compgen -G "$AOE_WORK_PATH/spool/*.job" | xargs grep -l '"nop' | head -1) ||
+  fail "no job from the fake runtime's client"
+"$PY" "$S/tests/fakecl/record_for_job.py" "$fjob" 16 >"$T/rec.json"
+"$AOE" bank import "$T/rec.json" >/dev/null
+AOE_LOG_LEVEL=debug AOE_TUNE_MODE=off LD_LIBRARY_PATH=$B/fakecl LD_PRELOAD="$HOOK" "$PY" -c \
+  'import os, sys
+os.close(2)
+os.execv(sys.argv[1], sys.argv[1:])' "$B/clients/overhead_client" --batches 1 --launches 10 \
+  --warmup-ms 1500 >/dev/null &
+pid=$!
+sleep 0.8 # the first launches are done: the bank is open
+fd2=$(readlink "/proc/$pid/fd/2" || echo closed)
+wait $pid || fail "the fake runtime's client failed with stderr closed"
+[ "$fd2" = /dev/null ] || fail "with stderr closed, descriptor 2 of the program became $fd2"
+! grep -q 'aoe:' "$TUNE_BANK_PATH"/*.mdb || fail "the shim's messages went into the bank's files"
+echo "shim_stderr_closed: exit 0 with stderr a closed pipe (C client, pyopencl at debug level)," \
+  "output unchanged; a program's own SIGPIPE still ends it; with stderr closed outright" \
+  "descriptor 2 is /dev/null, not a file of the shim's"
