@@ -381,6 +381,9 @@ int aoe_cmd_run(int argc, char **argv)
     }
     g_child = 0;
     for (int k = 0; k < N_FORWARDED; k++) sigaction(forwarded[k], &old[k], NULL);
+    /* The summary must not turn the program's status into 141 where nobody
+     * reads it any more (`aoe run -- prog 2>&1 | head -1`). */
+    signal(SIGPIPE, SIG_IGN);
     run_summary s = {0};
     s.files = cJSON_CreateArray();
     collect(result_dir, &start, &s);

@@ -4,7 +4,8 @@
 # with the program's status. It used to die alone and leave the program
 # running. TERM, HUP, INT and USR1 sent to aoe run reach a program that traps
 # them (exit 3); a program that does not trap TERM dies of it (143) and is
-# not left behind.
+# not left behind. With stderr a pipe nobody reads, aoe run's summary does
+# not replace the program's status with SIGPIPE's.
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 # the pid of a child of process $1 (its parent's pid follows the state after
@@ -50,5 +51,15 @@ finish SIGTERM
 [ "$rc" = 143 ] || fail "SIGTERM, a program without a trap: exit status $rc, not 143"
 sleep 0.1
 ! kill -0 "$cpid" 2>/dev/null || { kill "$cpid"; fail "SIGTERM: sleep 30 was left running"; }
+# and with its stderr a pipe nobody reads, its summary there does not end it
+# with SIGPIPE (141): the program's status stands
+rc=$("$PY" -c 'import os, signal, sys
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+r, w = os.pipe()
+os.close(r)
+os.dup2(w, 2)
+os.execv(sys.argv[1], sys.argv[1:])' "$AOE" run -- sh -c 'exit 5' >/dev/null && echo 0 || echo $?)
+[ "$rc" = 5 ] || fail "aoe run with stderr a closed pipe: exit status $rc, not the program's 5"
 echo "aoe_run_signals: TERM, HUP, INT and USR1 sent to aoe run reach the program (its exit" \
-  "status 3 returned); an untrapped TERM ends it (143), nothing left running"
+  "status 3 returned); an untrapped TERM ends it (143), nothing left running; a closed stderr" \
+  "does not change the program's status"
