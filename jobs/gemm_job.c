@@ -3,6 +3,7 @@
  * arguments A, B, C, D [, bias] that go with it. */
 #include "jobs/gemm.h"
 
+#include "core/json_text.h"
 #include "core/log.h"
 #include "jobs/job_fields.h"
 
@@ -203,12 +204,11 @@ static int from_object(const cJSON *o, const char *prefix, aoe_gemm_desc *d, cha
 
 int aoe_gemm_desc_from_json(const char *text, aoe_gemm_desc *d, char *err, size_t errlen)
 {
-    errno = 0; /* cJSON says only that it failed: ENOMEM tells memory from bad text */
-    cJSON *o = text ? cJSON_Parse(text) : NULL;
+    bool oom;
+    cJSON *o = aoe_json_parse(text, text ? strlen(text) : 0, NULL, &oom);
     if (!o) {
         aoe_gemm_desc_init(d);
-        return aoe_errf(err, errlen, "gemm: %s",
-                        text && errno == ENOMEM ? "out of memory" : "not valid JSON");
+        return aoe_errf(err, errlen, "gemm: %s", oom ? "out of memory" : "not valid JSON");
     }
     int rc = from_object(o, "gemm.", d, err, errlen);
     cJSON_Delete(o);

@@ -5,6 +5,7 @@
  * has only the file. */
 #include "jobs/job.h"
 
+#include "core/json_text.h"
 #include "core/log.h"
 #include "jobs/gemm.h"
 #include "jobs/job_fields.h"
@@ -127,9 +128,9 @@ int aoe_job_parse(const char *text, size_t len, aoe_job *job, char *err, size_t 
 {
     memset(job, 0, sizeof *job);
     const char *end = NULL;
-    errno = 0; /* cJSON says only that it failed: ENOMEM tells memory from bad text */
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!root && errno == ENOMEM) return aoe_errf(err, errlen, "job: out of memory");
+    bool oom;
+    cJSON *root = aoe_json_parse(text, len, &end, &oom);
+    if (oom) return aoe_errf(err, errlen, "job: out of memory");
     if (!root) {
         const char *at = cJSON_GetErrorPtr();
         long off = at && at >= text && at <= text + len ? (long)(at - text) : -1;

@@ -4,6 +4,7 @@
 #include "jobs/job.h"
 
 #include "core/base64.h"
+#include "core/json_text.h"
 #include "jobs/gemm.h"
 #include "jobs/job_fields.h"
 
@@ -279,10 +280,11 @@ static int prepare(const aoe_job *job, prepared *pr)
     if (pr->n > AOE_JOB_MAX_OPTIONS || (pr->n && !pr->list)) return errno = EINVAL, -1;
     for (uint32_t i = 0; i < pr->n; i++)
         if (!pr->list[i] || !pr->list[i][0]) return errno = EINVAL, -1;
-    errno = 0;
-    cJSON *o = job->runtime_extra ? cJSON_Parse(job->runtime_extra) : cJSON_CreateObject();
+    const char *extra = job->runtime_extra;
+    bool oom = false;
+    cJSON *o = extra ? aoe_json_parse(extra, strlen(extra), NULL, &oom) : cJSON_CreateObject();
     if (!cJSON_IsObject(o)) { /* memory, or runtime_extra is not a JSON object */
-        int oom = !o && (!job->runtime_extra || errno == ENOMEM);
+        oom = oom || (!o && !extra);
         cJSON_Delete(o);
         return errno = oom ? ENOMEM : EINVAL, -1;
     }

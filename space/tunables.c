@@ -1,5 +1,6 @@
 /* Tunables declarations reader. Every rejection is one message naming the
  * file, the kernel entry and the field, since these files are written by hand. */
+#include "core/json_text.h"
 #include "core/log.h"
 #include "space/tunables.h"
 
@@ -273,9 +274,9 @@ int aoe_tunables_parse(const char *text, size_t len, const char *origin, aoe_tun
                        char *err, size_t errlen)
 {
     char at[256];
-    errno = 0; /* cJSON says only that it failed: ENOMEM tells memory from bad text */
-    cJSON *root = cJSON_ParseWithLength(text, len);
-    if (!root && errno == ENOMEM) return aoe_errf(err, errlen, "%s: out of memory", origin);
+    bool oom;
+    cJSON *root = aoe_json_parse(text, len, NULL, &oom);
+    if (oom) return aoe_errf(err, errlen, "%s: out of memory", origin);
     if (!root) {
         const char *e = cJSON_GetErrorPtr();
         long off = e && e >= text && e <= text + len ? (long)(e - text) : -1;
@@ -336,12 +337,11 @@ out:
 int aoe_tunables_parse_kernel_json(const char *json, const char *origin, aoe_tunable_kernel *k,
                                    char *err, size_t errlen)
 {
-    errno = 0;
-    cJSON *root = cJSON_Parse(json);
+    bool oom;
+    cJSON *root = aoe_json_parse(json, json ? strlen(json) : 0, NULL, &oom);
     if (!root) {
         memset(k, 0, sizeof *k);
-        return aoe_errf(err, errlen, "%s: %s", origin,
-                        errno == ENOMEM ? "out of memory" : "not valid JSON");
+        return aoe_errf(err, errlen, "%s: %s", origin, oom ? "out of memory" : "not valid JSON");
     }
     int rc = parse_kernel(root, origin, 0, k, err, errlen);
     cJSON_Delete(root);

@@ -1,13 +1,13 @@
 /* JSON export and import. The importer treats its input as hostile (it is
  * fuzzed): every field is type- and range-checked, and a bad entry is
  * rejected with its index and reason while the good ones are kept. */
+#include "core/json_text.h"
 #include "core/log.h"
 #include "store/bank_admin.h"
 #include "store/bank_internal.h"
 #include "store/record_format.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -320,9 +320,9 @@ static int parse_entry(const cJSON *o, aoe_bank_entry *e, char *err, size_t errl
 int aoe_bank_parse_json(const char *text, size_t len, aoe_bank_entry_fn on_entry,
                         aoe_bank_reject_fn on_reject, void *ctx, char *err, size_t errlen)
 {
-    errno = 0; /* cJSON says only that it failed: ENOMEM tells memory from bad text */
-    cJSON *doc = cJSON_ParseWithLength(text, len);
-    if (!doc && errno == ENOMEM) {
+    bool oom;
+    cJSON *doc = aoe_json_parse(text, len, NULL, &oom);
+    if (oom) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }

@@ -2,7 +2,7 @@
  * Every accepted entry must encode and decode back to the same record. */
 // fuzz-sources: store/bank_json.c store/bank_walk.c store/bank_txn.c store/bank_rw.c
 // fuzz-sources: store/bank_open.c store/record.c store/record_check.c store/opkey.c
-// fuzz-sources: core/log.c core/config.c core/fs_safe.c
+// fuzz-sources: core/log.c core/config.c core/fs_safe.c core/json_text.c
 #include "store/bank_admin.h"
 #include "store/record_format.h"
 

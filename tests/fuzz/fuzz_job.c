@@ -7,7 +7,8 @@
  * fuzz-sources: jobs/job.c jobs/job_fields.c jobs/job_image.c jobs/job_v1.c jobs/job_v2.c
  * fuzz-sources: jobs/job_options.c
  * fuzz-sources: jobs/job_write.c core/base64.c core/elem_type.c store/opkey.c
- * fuzz-sources: core/log.c jobs/gemm.c jobs/gemm_job.c store/record_check.c */
+ * fuzz-sources: core/log.c jobs/gemm.c jobs/gemm_job.c store/record_check.c
+ * fuzz-sources: core/json_text.c */
 #include "jobs/job.h"
 
 #include <stdio.h>

@@ -1,7 +1,8 @@
 /* libFuzzer harness: the tunables reader (and the expressions in it) on
  * arbitrary bytes; what it accepts is evaluated at the declared defaults.
  * The same bytes, read as kernel source, go through the #define scanner.
- * fuzz-sources: space/tunables.c space/expr.c space/autodefine.c store/opkey.c core/log.c */
+ * fuzz-sources: space/tunables.c space/expr.c space/autodefine.c store/opkey.c core/log.c
+ * fuzz-sources: core/json_text.c */
 #include "space/autodefine.h"
 #include "space/tunables.h"
 
