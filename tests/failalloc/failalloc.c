@@ -5,17 +5,19 @@
  * its runtime and the C library keep their memory, so what a test sees is how
  * the shim copes with running out: it must never crash the program.
  *
- *   AOE_FAILALLOC_OBJECTS  colon-separated parts of the objects' paths, e.g.
- *                          "libaoe_hook.so:libcjson.so", "@main" for the
- *                          program itself (required)
- *   AOE_FAILALLOC_EVERY    fail every Nth call from those objects (default 1)
- *   AOE_FAILALLOC_AFTER    ... only after the first N such calls (default 0)
- *   AOE_FAILALLOC_EXE      only in a process whose executable has this name
- *   AOE_FAILALLOC_REPORT   a directory: at exit each process writes
- *                          failalloc.<pid> there, "calls N failed M"
+ *   FAILALLOC_OBJECTS  colon-separated parts of the objects' paths, e.g.
+ *                      "libaoe_hook.so:libcjson.so", "@main" for the program
+ *                      itself (required)
+ *   FAILALLOC_EVERY    fail every Nth call from those objects (default 1)
+ *   FAILALLOC_AFTER    ... only after the first N such calls (default 0)
+ *   FAILALLOC_EXE      only in a process whose executable has this name
+ *   FAILALLOC_REPORT   a directory: at exit each process writes
+ *                      failalloc.<pid> there, "calls N failed M"
  *
- * The calls are counted across threads, so which call fails depends on the
- * threads' order; the count of failures is what a test asserts on. */
+ * Like the other test doubles' variables (FAKECUDA_*, FAKECUBLAS_*), these
+ * are not AOE's configuration. The calls are counted across threads, so
+ * which call fails depends on the threads' order; the count of failures is
+ * what a test asserts on. */
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -83,8 +85,8 @@ static unsigned long number(const char *name, unsigned long def)
 
 __attribute__((constructor)) static void failalloc_init(void)
 {
-    const char *want = getenv("AOE_FAILALLOC_OBJECTS");
-    const char *exe = getenv("AOE_FAILALLOC_EXE");
+    const char *want = getenv("FAILALLOC_OBJECTS");
+    const char *exe = getenv("FAILALLOC_EXE");
     if (!want || !*want) return;
     if (exe && *exe) {
         char path[4096];
@@ -94,10 +96,10 @@ __attribute__((constructor)) static void failalloc_init(void)
         const char *base = strrchr(path, '/');
         if (strcmp(base ? base + 1 : path, exe)) return;
     }
-    every = number("AOE_FAILALLOC_EVERY", 1);
-    after = number("AOE_FAILALLOC_AFTER", 0);
+    every = number("FAILALLOC_EVERY", 1);
+    after = number("FAILALLOC_AFTER", 0);
     if (!every) return;
-    const char *r = getenv("AOE_FAILALLOC_REPORT");
+    const char *r = getenv("FAILALLOC_REPORT");
     if (r) snprintf(report, sizeof report, "%s", r);
     dl_iterate_phdr(add_ranges, (void *)want);
     active = n_ranges > 0;

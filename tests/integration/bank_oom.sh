@@ -38,8 +38,8 @@ first() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["records
 key=$(first key) fp=$(first fingerprint)
 cp -r "$bank" "$T/other"
 before=$("$AOE" bank --bank "$bank" list)
-export AOE_FAILALLOC_OBJECTS=@main:libcjson.so:liblmdb.so:libxxhash.so AOE_FAILALLOC_EXE=aoe
-export AOE_FAILALLOC_REPORT=$T/report
+export FAILALLOC_OBJECTS=@main:libcjson.so:liblmdb.so:libxxhash.so FAILALLOC_EXE=aoe
+export FAILALLOC_REPORT=$T/report
 mkdir -p "$T/report"
 runs=0 failures=0 injected=0
 for e in $(seq 1 24) 30 40 55 75 100 140 200 280 400 560 800 1100 1500; do
@@ -57,7 +57,7 @@ for e in $(seq 1 24) 30 40 55 75 100 140 200 280 400 560 800 1100 1500; do
     *) args=("$cmd") ;;
     esac
     rc=0
-    AOE_FAILALLOC_EVERY=$e LD_PRELOAD=$FAIL "$AOE" bank --bank "$target" "${args[@]}" \
+    FAILALLOC_EVERY=$e LD_PRELOAD=$FAIL "$AOE" bank --bank "$target" "${args[@]}" \
       >"$T/stdout" 2>"$T/stderr" || rc=$?
     case $rc in
     0) ;;

@@ -15,8 +15,8 @@ set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 need_failalloc shim_oom
 export AOE_TUNE_MODE=offline # jobs are captured, no tuner starts
-export AOE_FAILALLOC_OBJECTS=libaoe_hook.so:libcjson.so:liblmdb.so:libxxhash.so:libunwind.so:libelf.so
-export AOE_FAILALLOC_REPORT=$T/report
+export FAILALLOC_OBJECTS=libaoe_hook.so:libcjson.so:liblmdb.so:libxxhash.so:libunwind.so:libelf.so
+export FAILALLOC_REPORT=$T/report
 mkdir -p "$T/report"
 runs=0 failed_total=0
 
@@ -32,7 +32,7 @@ sweep() {
   for e in $evs; do
     rm -f "$T"/report/*
     rc=0
-    out=$(AOE_FAILALLOC_EVERY=$e AOE_FAILALLOC_EXE=$exe LD_PRELOAD="$FAIL:$HOOK" "$@" \
+    out=$(FAILALLOC_EVERY=$e FAILALLOC_EXE=$exe LD_PRELOAD="$FAIL:$HOOK" "$@" \
       2>"$T/err") || rc=$?
     [ $rc = 0 ] || fail "$name, every $e allocations failing: exit status $rc: $(cat "$T/err")"
     if [ -n "${OK_LINES:-}" ]; then
@@ -77,7 +77,7 @@ pwant=$("$PY" "$S/tests/clients/pyopencl_client.py" --size 128 --repeat 1 --chec
 midrun=0
 for e in 8 34 233; do
   rm -rf "$T/pbank" "$T/stop" "$T"/report/*
-  AOE_FAILALLOC_EVERY=$e AOE_FAILALLOC_EXE=$py_exe AOE_TUNE_MODE=off AOE_POLL_MS=20 \
+  FAILALLOC_EVERY=$e FAILALLOC_EXE=$py_exe AOE_TUNE_MODE=off AOE_POLL_MS=20 \
     TUNE_BANK_PATH=$T/pbank LD_PRELOAD="$FAIL:$HOOK" "$PY" "$S/tests/clients/pyopencl_client.py" \
     --size 128 --repeat 1 --until-file "$T/stop" --pause-ms 5 --checksum >"$T/pout" 2>"$T/perr" &
   pid=$!
