@@ -55,10 +55,7 @@ static void close_inherited(void)
 {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
     closefrom(3);
-#else
-#ifdef SYS_close_range
-    if (!syscall(SYS_close_range, 3U, ~0U, 0U)) return;
-#endif
+#else /* an older C library: each descriptor up to the limit (at most 65536) */
     struct rlimit rl;
     long max = getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur > 65536 ? 65536 : (long)rl.rlim_cur;
     for (long fd = 3; fd < max; fd++) close((int)fd);
