@@ -65,7 +65,6 @@ sweep pyopencl "$py_exe" "2 7 29" "$PY" "$S/tests/clients/pyopencl_client.py" --
 # bank again): pyopencl launching until told to stop, two records imported
 # meanwhile, the second faster than the first.
 pyopencl_from_source
-"$PY" "$S/tests/clients/pyopencl_client.py" --size 128 --repeat 1 >/dev/null 2>&1
 AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" "$PY" "$S/tests/clients/pyopencl_client.py" --size 128 \
   --repeat 1 >/dev/null 2>&1
 pjob=$(grep -l '"blur' "$AOE_WORK_PATH"/spool/*.job | head -1) || fail "no pyopencl job captured"
