@@ -38,8 +38,12 @@ finish() {
   wait "$apid" || rc=$?
 }
 for sig in TERM HUP INT USR1; do
-  start sh -c 'trap "exit 3" TERM HUP INT USR1; while :; do sleep 0.1; done'
-  sleep 0.2 # the trap is set
+  rm -f "$T/ready"
+  # shellcheck disable=SC2016 # $1 is the program's own
+  start sh -c 'trap "exit 3" TERM HUP INT USR1; : >"$1"; while :; do sleep 0.1; done' sh "$T/ready"
+  # the trap is set (a fixed pause was too short on a loaded machine)
+  for _ in $(seq 200); do [ -e "$T/ready" ] && break; sleep 0.05; done
+  [ -e "$T/ready" ] || fail "the program did not set its trap in 10s"
   kill -"$sig" "$apid"
   finish "SIG$sig"
   [ "$rc" = 3 ] || fail "SIG$sig to aoe run: exit status $rc, not the program's 3"

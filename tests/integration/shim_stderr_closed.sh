@@ -50,8 +50,16 @@ os.close(2)
 os.execv(sys.argv[1], sys.argv[1:])' "$B/clients/overhead_client" --batches 1 --launches 10 \
   --warmup-ms 1500 >/dev/null &
 pid=$!
-sleep 0.8 # the first launches are done: the bank is open
-fd2=$(readlink "/proc/$pid/fd/2" || echo closed)
+# the first thing descriptor 2 becomes (a fixed pause could fall before the
+# shim started on a loaded machine); the client runs 1.5 s after its first launch
+fd2=closed
+for _ in $(seq 400); do
+  fd2=$(readlink "/proc/$pid/fd/2" 2>/dev/null) && [ "$(readlink "/proc/$pid/exe")" = \
+    "$(readlink -f "$B/clients/overhead_client")" ] && break
+  fd2=closed
+  kill -0 $pid 2>/dev/null || break
+  sleep 0.05
+done
 wait $pid || fail "the fake runtime's client failed with stderr closed"
 [ "$fd2" = /dev/null ] || fail "with stderr closed, descriptor 2 of the program became $fd2"
 ! grep -q 'aoe:' "$TUNE_BANK_PATH"/*.mdb || fail "the shim's messages went into the bank's files"
