@@ -32,6 +32,7 @@ int aoe_tune_spool(aoe_tune_cli *c);
 typedef struct {
     const char *file;
     aoe_tune_result r;
+    int will_retry; /* failed for now: the spool puts the job back for a later try */
 } aoe_tune_row;
 
 /* The table's header and one row (the table is printed row by row as jobs

@@ -37,7 +37,8 @@ void aoe_tune_print_row(FILE *out, const aoe_tune_row *row, int dry_run)
         return;
     }
     if (!r->ok) {
-        fprintf(out, "%-24.24s FAILED: %s\n", r->kernel, r->error);
+        fprintf(out, "%-24.24s %s: %s\n", r->kernel, row->will_retry ? "RETRY LATER" : "FAILED",
+                r->error);
         return;
     }
     char fails[512] = "-";
@@ -75,6 +76,7 @@ void aoe_tune_print_json(FILE *out, const aoe_tune_row *rows, size_t n, int dry_
         cJSON_AddBoolToObject(j, "ok", r->ok);
         cJSON_AddBoolToObject(j, "nothing_to_tune",
                               !r->ok && r->status == AOE_EXEC_NOTHING_TO_TUNE);
+        cJSON_AddBoolToObject(j, "will_retry", rows[i].will_retry);
         if (r->ok)
             cJSON_AddNullToObject(j, "error");
         else

@@ -113,6 +113,8 @@ static aoe_exec_status tune_one(void *ctx, const char *path, const aoe_job *job,
     if (aoe_tune_job(job, &o, &row->r)) st = row->r.status ? row->r.status : AOE_EXEC_RUNTIME_ERROR;
     if (x->tty) fprintf(stderr, "\n");
     if (st) {
+        /* the spool's own rule (spool.c failed()): a transient failure before the last try */
+        row->will_retry = aoe_spool_transient(st) && attempt < AOE_SPOOL_MAX_ATTEMPTS;
         snprintf(err, errlen, "%s", row->r.error);
         if (!x->c->json) fprintf(stderr, "aoe tune: %s: %s\n", path, row->r.error);
     } else if (!x->c->json && row->r.replay_synthetic) {

@@ -30,8 +30,11 @@ cp "$T/job1.json" "$SP/$k1.job"
 "$B/bin/aoe" tune --spool "$SP" >"$T/out0" 2>&1 || { cat "$T/out0"; fail "first tune failed"; }
 dd if=/dev/zero of="$T/fs/filler" bs=4k 2>/dev/null || true
 cp "$T/job2.json" "$SP/$k2.job"
-"$B/bin/aoe" tune --spool "$SP" >"$T/out1" 2>&1 || true
+"$B/bin/aoe" tune --spool "$SP" --json >"$T/out1.json" 2>"$T/out1" || true
 grep -q 'No space left on device' "$T/out1" || { cat "$T/out1"; fail "the bank did not run out of space"; }
+/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"]
+sys.exit(not (len(j) == 1 and not j[0]["ok"] and j[0]["will_retry"]))' "$T/out1.json" ||
+  fail "--json does not say the job will be retried: $(cat "$T/out1.json")"
 [ ! -e "$SP/$k2.failed" ] || fail "a full disk marked the job failed: $(cat "$SP/$k2.failed.txt")"
 [ -f "$SP/$k2.job" ] || { cat "$T/out1"; fail "the job is not queued any more"; }
 # room again, and the retry is due (its back-off delay over): tuned

@@ -72,6 +72,8 @@ set -e
 grep -q "will retry (attempt 1 of 3): starved: the machine left the tuner too little CPU" "$T/err2" ||
   fail "the starved job was not put back"
 grep -q '0 tuned, 0 failed, 0 nothing to tune, 1 to retry' "$T/err2" || fail "the spool's count"
+grep -q '^slow_repeat  *RETRY LATER: starved' "$T/out2" && ! grep -q FAILED "$T/out2" ||
+  fail "the table does not say the job will be retried: $(cat "$T/out2")"
 [ -f "$SP/$key.job" ] && [ -f "$SP/$key.retry" ] || fail "the job is not queued: $(ls "$SP")"
 "$B/bin/aoe" bank list >"$T/list2" 2>&1 || true
 grep -q slow_repeat "$T/list2" && fail "a starved job wrote to the bank: $(cat "$T/list2")"
