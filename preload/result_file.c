@@ -8,6 +8,7 @@
 #include "preload/spool_write.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,7 +223,10 @@ void aoe_result_write_final(void)
     summary s;
     pthread_mutex_lock(&g_lock);
     int rc = write_file(&s);
+    int err = rc ? errno : 0;
     pthread_mutex_unlock(&g_lock);
+    char cannot[160] = ""; /* why the file is missing: a read-only or full working directory */
+    if (rc) snprintf(cannot, sizeof cannot, " (%s; AOE_WORK_PATH chooses where)", strerror(err));
     double imp = s.base_us > 0 ? (s.base_us - s.tuned_us) / s.base_us * 100.0 : 0.0;
     char times[128] = "";
     if (s.base_us > 0) /* only when some operator has bank times */
@@ -237,9 +241,9 @@ void aoe_result_write_final(void)
                                    s.untuned_launches[r]);
     if (at && at < sizeof why) snprintf(why + at, sizeof why - at, "]");
     aoe_log(AOE_LOG_INFO,
-            "%d operators: %d hit, %d added, %d updated, %d reserved, %d untuned%s%s%s%s/%s.json",
+            "%d operators: %d hit, %d added, %d updated, %d reserved, %d untuned%s%s%s%s/%s.json%s",
             s.total, s.hit, s.add, s.update, s.reserved, s.unsatisfied, why, times,
-            rc ? "; cannot write " : "; ", aoe_shim.result_dir, g_name);
+            rc ? "; cannot write " : "; ", aoe_shim.result_dir, g_name, cannot);
 }
 
 void aoe_result_atfork_child(void)

@@ -31,4 +31,13 @@ out=$(AOE_TUNE_OPS=/nonexistent/ops LD_PRELOAD="$HOOK" "$client" --checksum 2>"$
 [ "$(wc -l <"$T/err")" = 1 ] && grep -q 'AOE_TUNE_OPS' "$T/err" || fail "AOE_TUNE_OPS: $(cat "$T/err")"
 [ -z "$(ls "$AOE_WORK_PATH")" ] || fail "a disabled shim left files: $(ls "$AOE_WORK_PATH")"
 [ ! -e "$TUNE_BANK_PATH" ] || fail "a disabled shim created the bank"
-echo "shim_bad_env: ok ($(wc -w <<<"$vars") variables)"
+# A work directory that cannot hold files (here a regular file; a read-only
+# or full disk alike): the program runs as without the shim, and the end-of-run
+# line says the result file is missing and why, not only "cannot write".
+: >"$T/plain"
+out=$(AOE_WORK_PATH=$T/plain LD_PRELOAD="$HOOK" "$client" --checksum 2>"$T/err") ||
+  fail "AOE_WORK_PATH a file: the program failed: $(cat "$T/err")"
+[ "$(checksum_of "$out")" = "$ref" ] || fail "AOE_WORK_PATH a file: output changed"
+grep -q "cannot write $T/plain/aoe_result_opat_[0-9_]*\.json (Not a directory; AOE_WORK_PATH" \
+  "$T/err" || fail "AOE_WORK_PATH a file: no reason for the missing result file: $(cat "$T/err")"
+echo "shim_bad_env: ok ($(wc -w <<<"$vars") variables; an unusable work directory said why)"
