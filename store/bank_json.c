@@ -8,6 +8,7 @@
 #include "store/record_format.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -112,7 +113,13 @@ typedef struct {
     FILE *out;
     long n;
     int failed;
+    int werr; /* the first failed write's errno: the walk stops there */
 } export_ctx;
+
+static void wrote(export_ctx *c, int r)
+{
+    if (r < 0 && !c->werr) c->werr = errno ? errno : EIO;
+}
 
 static int export_one(void *vctx, const char *fp, const aoe_key *key, const aoe_record *rec)
 {
@@ -121,25 +128,31 @@ static int export_one(void *vctx, const char *fp, const aoe_key *key, const aoe_
     char *s = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     if (!s) return c->failed = 1;
-    fprintf(c->out, "%s\n    %s", c->n ? "," : "", s);
+    errno = 0;
+    wrote(c, fprintf(c->out, "%s\n    %s", c->n ? "," : "", s));
     free(s);
     c->n++;
-    return 0;
+    return c->werr != 0;
 }
 
 long aoe_bank_export_json(aoe_bank *b, const char *fp, FILE *out, char *err, size_t errlen)
 {
-    export_ctx c = {out, 0, 0};
+    export_ctx c = {out, 0, 0, 0};
     /* Streamed one record at a time: memory stays flat however large the bank. */
-    fprintf(out,
-            "{\n  \"format\": \"aoe-bank\",\n  \"version\": %d,\n  \"exported\": %lld,\n"
-            "  \"records\": [",
-            AOE_BANK_FORMAT, (long long)time(NULL));
-    int rc = aoe_bank_foreach(b, fp, export_one, &c);
-    fprintf(out, "\n  ]\n}\n");
-    if (rc || c.failed || ferror(out)) {
-        snprintf(err, errlen, "export of %s failed%s", b->path,
-                 ferror(out) ? ": cannot write the output" : "");
+    errno = 0;
+    wrote(&c, fprintf(out,
+                      "{\n  \"format\": \"aoe-bank\",\n  \"version\": %d,\n  \"exported\": %lld,\n"
+                      "  \"records\": [",
+                      AOE_BANK_FORMAT, (long long)time(NULL)));
+    int rc = c.werr ? 0 : aoe_bank_foreach(b, fp, export_one, &c);
+    errno = 0;
+    if (!c.werr) wrote(&c, fprintf(out, "\n  ]\n}\n"));
+    if (rc || c.failed || c.werr || ferror(out)) {
+        snprintf(err, errlen, "export of %s failed%s%s", b->path,
+                 c.werr || ferror(out) ? ": the records could not be written: " : "",
+                 c.werr        ? strerror(c.werr)
+                 : ferror(out) ? "a write failed"
+                               : "");
         return -1;
     }
     return c.n;

@@ -1,6 +1,7 @@
 /* `aoe`: the command-line entry point. */
 #include "tuner/cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,7 +21,19 @@ static void usage(FILE *out)
             "2 usage error.\n");
 }
 
-int main(int argc, char **argv)
+/* Output that never reached its file (a full disk, a closed descriptor) is
+ * a failure: `aoe bank list > saved.txt` must not exit 0 with the file
+ * empty. stdout is flushed here, where exit would do it without a word. */
+static int output_written(int rc)
+{
+    errno = 0;
+    if (!fflush(stdout) && !ferror(stdout)) return rc;
+    fprintf(stderr, "aoe: the output could not be written: %s\n",
+            errno ? strerror(errno) : "a write failed");
+    return rc == AOE_EXIT_OK ? AOE_EXIT_FAIL : rc;
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -42,4 +55,9 @@ int main(int argc, char **argv)
     fprintf(stderr, "aoe: unknown command '%s'\n", cmd);
     usage(stderr);
     return AOE_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    return output_written(dispatch(argc, argv));
 }

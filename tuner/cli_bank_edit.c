@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define IMPORT_MAX_BYTES (1024L * 1024 * 1024) /* refuse larger files outright */
@@ -21,6 +22,16 @@ int bank_cmd_export(int argc, char **argv)
                    .allowed = BOPT_FP | BOPT_OUTPUT};
     int rc = bank_parse(&a, argc, argv);
     if (rc >= 0) return rc;
+    /* The file is replaced by a rename: never a device, a FIFO or a link
+     * (`-o /dev/stdout` would replace the link itself; `-` is stdout). */
+    struct stat ost;
+    if (a.output && strcmp(a.output, "-") && !lstat(a.output, &ost) && !S_ISREG(ost.st_mode)) {
+        fprintf(stderr,
+                "aoe bank export: %s exists and is not a regular file (it would be replaced); "
+                "give a regular file, or - for standard output\n",
+                a.output);
+        return AOE_EXIT_FAIL;
+    }
     aoe_bank *b = bank_cli_open(&a, AOE_BANK_READONLY);
     if (!b) return AOE_EXIT_FAIL;
     char tmp[4200], err[4400];
@@ -41,9 +52,18 @@ int bank_cmd_export(int argc, char **argv)
     }
     long n = aoe_bank_export_json(b, a.fp, out, err, sizeof err);
     aoe_bank_close(b);
+    errno = 0;
+    if (out == stdout && n >= 0 && (fflush(stdout) || ferror(stdout))) {
+        /* before the count below: the records did not reach the output */
+        snprintf(err, sizeof err, "the records could not be written: %s",
+                 errno ? strerror(errno) : "a write failed");
+        n = -1;
+    }
+    if (out == stdout && n < 0) clearerr(stdout); /* said below, once */
     if (out != stdout) {
-        if (fclose(out) && n >= 0) {
-            snprintf(err, sizeof err, "cannot write %s", tmp);
+        if ((ferror(out) | fclose(out)) && n >= 0) {
+            snprintf(err, sizeof err, "cannot write %s: %s", tmp,
+                     errno ? strerror(errno) : "a write failed");
             n = -1;
         }
         if (n >= 0 && rename(tmp, a.output)) {
@@ -57,7 +77,8 @@ int bank_cmd_export(int argc, char **argv)
         return AOE_EXIT_FAIL;
     }
     if (out != stdout && a.json)
-        printf("{\"exported\": %ld, \"file\": \"%s\"}\n", n, a.output);
+        printf("{\"exported\": %ld, \"file\": ", n), bank_print_json_string(stdout, a.output),
+            printf("}\n");
     else
         fprintf(stderr, "aoe bank export: %ld record%s\n", n, n == 1 ? "" : "s");
     return AOE_EXIT_OK;

@@ -106,6 +106,30 @@ printf '{"format":"aoe-bank","version":1,"records":[{"fingerprint":"cuda|n|h100|
 expect 1 "cuda|n|h100|550|cu=132" "$AOE" bank merge "$T/other" --bank "$T/bank"
 grep -qF "opencl|v|d|1|cu=1" "$T/err" || { echo "FAIL: merge refusal names one device only" >&2; exit 1; }
 
+# output that cannot be written (a full disk: /dev/full; stdout closed): exit 1
+# and one message, never exit 0 with the output lost (`aoe bank export >
+# backup.json` on a full disk used to say "N records" and exit 0)
+for c in list "list --json" stats verify "show 00000000000000000000000000001000" export; do
+  rc=0
+  # shellcheck disable=SC2086 # the command and its arguments
+  "$AOE" bank $c --bank "$T/bank" >/dev/full 2>"$T/err" || rc=$?
+  [ $rc = 1 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "could not be written.*No space left" "$T/err" ||
+    { cat "$T/err" >&2; echo "FAIL: bank $c to a full disk exited $rc" >&2; exit 1; }
+done
+for c in "config" "--help" "bank list --bank $T/bank"; do
+  rc=0
+  # shellcheck disable=SC2086
+  "$AOE" $c >&- 2>"$T/err" || rc=$?
+  [ $rc = 1 ] && grep -q "could not be written: Bad file descriptor" "$T/err" ||
+    { cat "$T/err" >&2; echo "FAIL: $c with stdout closed exited $rc" >&2; exit 1; }
+done
+# export -o replaces its file by a rename: never a device or a link
+expect 1 "not a regular file" "$AOE" bank export -o /dev/null --bank "$T/bank"
+[ -c /dev/null ] || { echo "FAIL: export -o replaced /dev/null" >&2; exit 1; }
+ln -s "$T/good.json" "$T/link.json"
+expect 1 "not a regular file" "$AOE" bank export -o "$T/link.json" --bank "$T/bank"
+[ -L "$T/link.json" ] || { echo "FAIL: export -o replaced a link" >&2; exit 1; }
+
 # a bank the user cannot write: read-only use works, writes say why
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   chmod 755 "$T" "$T/bank" && chmod 644 "$T/bank"/*.mdb
