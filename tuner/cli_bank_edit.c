@@ -112,12 +112,14 @@ static char *read_all(const char *path, size_t *len)
             }
             buf = nb, cap *= 2;
         }
+        errno = 0;
         size_t r = fread(buf + n, 1, cap - n, f);
         n += r;
         if (r == 0) break;
     }
-    if (buf && ferror(f)) {
-        fprintf(stderr, "aoe bank import: cannot read %s\n", path);
+    if (buf && ferror(f)) { /* a directory, a closed stdin, an I/O error */
+        fprintf(stderr, "aoe bank import: cannot read %s: %s\n", path,
+                errno ? strerror(errno) : "a read failed");
         free(buf);
         buf = NULL;
     }

@@ -123,6 +123,8 @@ for c in "config" "--help" "bank list --bank $T/bank"; do
   [ $rc = 1 ] && grep -q "could not be written: Bad file descriptor" "$T/err" ||
     { cat "$T/err" >&2; echo "FAIL: $c with stdout closed exited $rc" >&2; exit 1; }
 done
+# and input that cannot be read says why
+expect 1 "cannot read $T: Is a directory" "$AOE" bank import "$T" --bank "$T/bank"
 # export -o replaces its file by a rename: never a device or a link
 expect 1 "not a regular file" "$AOE" bank export -o /dev/null --bank "$T/bank"
 [ -c /dev/null ] || { echo "FAIL: export -o replaced /dev/null" >&2; exit 1; }
