@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -242,7 +243,8 @@ static void print_summary(const run_summary *s, FILE *out)
 {
     int nfiles = cJSON_GetArraySize(s->files);
     if (!nfiles) {
-        fprintf(out, "aoe run: no OpenCL kernel launches seen (no result file)\n");
+        fprintf(out, "aoe run: no result file: the shim saw no kernel launch or library call it "
+                     "handles (OpenCL, CUDA, cuBLAS)\n");
         return;
     }
     fprintf(out, "aoe run: %d operator(s): %d hit, %d added, %d updated, %d reserved, %d untuned",
@@ -364,20 +366,41 @@ int aoe_cmd_run(int argc, char **argv)
     fwd.sa_flags = SA_SIGINFO;
     sigemptyset(&fwd.sa_mask);
     for (int k = 0; k < N_FORWARDED; k++) sigaction(forwarded[k], &fwd, &old[k]);
+    /* The child reports a failed exec on a close-on-exec pipe: no summary
+     * then, and the shell's statuses (127 not found, 126 not runnable). */
+    int ep[2] = {-1, -1};
+    if (pipe2(ep, O_CLOEXEC)) ep[0] = ep[1] = -1;
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "aoe run: fork: %s\n", strerror(errno));
         for (int k = 0; k < N_FORWARDED; k++) sigaction(forwarded[k], &old[k], NULL);
+        if (ep[0] >= 0) close(ep[0]), close(ep[1]);
         return AOE_EXIT_FAIL;
     }
     if (pid == 0) {
         execvp(argv[i], argv + i);
-        fprintf(stderr, "aoe run: cannot run '%s': %s\n", argv[i], strerror(errno));
-        _exit(127);
+        int e = errno;
+        fprintf(stderr, "aoe run: cannot run '%s': %s\n", argv[i], strerror(e));
+        if (ep[1] >= 0 && write(ep[1], &e, sizeof e) < 0) e = errno;
+        _exit(e == ENOENT ? 127 : 126);
     }
     g_child = pid;
+    int exec_err = 0;
+    if (ep[0] >= 0) {
+        close(ep[1]);
+        ssize_t n;
+        while ((n = read(ep[0], &exec_err, sizeof exec_err)) < 0 && errno == EINTR) {
+        }
+        if (n != (ssize_t)sizeof exec_err) exec_err = 0; /* end of file: the exec succeeded */
+        close(ep[0]);
+    }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (exec_err) { /* the child said why; nothing ran under the shim */
+        g_child = 0;
+        for (int k = 0; k < N_FORWARDED; k++) sigaction(forwarded[k], &old[k], NULL);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : AOE_EXIT_FAIL;
     }
     g_child = 0;
     for (int k = 0; k < N_FORWARDED; k++) sigaction(forwarded[k], &old[k], NULL);

@@ -5,7 +5,9 @@
 # running. TERM, HUP, INT and USR1 sent to aoe run reach a program that traps
 # them (exit 3); a program that does not trap TERM dies of it (143) and is
 # not left behind. With stderr a pipe nobody reads, aoe run's summary does
-# not replace the program's status with SIGPIPE's.
+# not replace the program's status with SIGPIPE's. A program that cannot be
+# started gets the shell's statuses (127 not found, 126 not runnable) and one
+# message, without a summary of a run that never happened.
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 # the pid of a child of process $1 (its parent's pid follows the state after
@@ -64,6 +66,17 @@ os.close(r)
 os.dup2(w, 2)
 os.execv(sys.argv[1], sys.argv[1:])' "$AOE" run -- sh -c 'exit 5' >/dev/null && echo 0 || echo $?)
 [ "$rc" = 5 ] || fail "aoe run with stderr a closed pipe: exit status $rc, not the program's 5"
+# a program that cannot be started
+: >"$T/noexec"
+for c in "127 No such file or directory:$T/missing" "127 No such file or directory:no_such_command_aoe" \
+  "126 Permission denied:$T/noexec" "126 Permission denied:$T"; do
+  want=${c%% *} msg=${c#* } msg=${msg%%:*} prog=${c#*:}
+  rc=0
+  "$AOE" run -- "$prog" >/dev/null 2>"$T/err" || rc=$?
+  [ "$rc" = "$want" ] || fail "aoe run -- $prog: exit status $rc, not $want"
+  [ "$(cat "$T/err")" = "aoe run: cannot run '$prog': $msg" ] ||
+    fail "aoe run -- $prog: not one clear message: $(cat "$T/err")"
+done
 echo "aoe_run_signals: TERM, HUP, INT and USR1 sent to aoe run reach the program (its exit" \
   "status 3 returned); an untrapped TERM ends it (143), nothing left running; a closed stderr" \
-  "does not change the program's status"
+  "does not change the program's status; a program not found exits 127, not runnable 126, one message"
