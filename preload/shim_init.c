@@ -118,8 +118,21 @@ static void keep_standard_fds(void)
     errno = saved;
 }
 
+/* Whether this is AOE's own process (the `aoe` executable exports the
+ * marker): its tuner measures the program's kernels as they are, never
+ * through the shim, whoever left LD_PRELOAD in its environment. */
+static bool aoe_itself(void)
+{
+    aoe_dlsym_fn real = aoe_real_dlsym_fn();
+    return real && real(RTLD_DEFAULT, "aoe_shim_stay_out");
+}
+
 static void init_once(void)
 {
+    if (aoe_itself()) {
+        AOE_DEBUG("inside AOE's own aoe process: the shim stays out");
+        return;
+    }
     keep_standard_fds();
     aoe_fork_register();
     if (aoe_shim.cfg_bad) {

@@ -5,6 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Tells a preloaded shim (preload/shim_init.c) that this is AOE's own
+ * process: with LD_PRELOAD=libaoe_hook.so exported in a shell, the shim
+ * would otherwise apply bank policies to the tuner's default measurement and
+ * capture the tuner's variants as the program's. Exported from the
+ * executable by name (tuner/CMakeLists.txt). */
+__attribute__((visibility("default"), used)) const char aoe_shim_stay_out[] = "aoe";
+
 static void usage(FILE *out)
 {
     fprintf(out,
