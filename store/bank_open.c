@@ -160,9 +160,16 @@ static int open_meta(aoe_bank *b, char *err, size_t errlen, bool *pending)
             mdb_txn_abort(txn);
             /* empty and read-only: a tuner is creating the meta data now */
             *pending = b->readonly && rc == MDB_NOTFOUND && st.ms_entries == 0;
-            snprintf(err, errlen,
-                     "%s is not an AOE knowledge bank (an LMDB database without AOE's meta data)",
-                     b->path);
+            if (*pending) /* an empty LMDB file: a bank being created, or whose creation failed */
+                snprintf(err, errlen,
+                         "%s is an unfinished knowledge bank (empty, its meta data not written "
+                         "yet: a tuner may be creating it; the next aoe tune completes it)",
+                         b->path);
+            else
+                snprintf(err, errlen,
+                         "%s is not an AOE knowledge bank (an LMDB database without AOE's meta "
+                         "data)",
+                         b->path);
             return -1;
         }
         rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &b->meta);

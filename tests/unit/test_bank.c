@@ -4,6 +4,7 @@
 #include "store/bank_admin.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <lmdb.h>
 #include <pthread.h>
@@ -294,6 +295,30 @@ Test(bank, foreign_lmdb_environment_is_not_a_bank)
     mdb_env_close(env);
     expect_open_error(AOE_BANK_READWRITE, "not an AOE knowledge bank");
     expect_open_error(AOE_BANK_READONLY, "not an AOE knowledge bank");
+}
+
+/* An empty LMDB environment is a bank whose creation did not finish (its
+ * creator ran out of memory, or is writing the meta data now): read-only it
+ * says so and fails with EAGAIN (the shim stays quiet and tries again); a
+ * read-write open completes it. */
+Test(bank, unfinished_bank_is_named_so_and_completed)
+{
+    MDB_env *env;
+    mkdir(bankdir, 0700);
+    cr_assert_eq(mdb_env_create(&env), 0);
+    cr_assert_eq(mdb_env_open(env, bankdir, 0, 0600), 0);
+    mdb_env_close(env);
+    char err[512] = "";
+    errno = 0;
+    cr_assert_null(aoe_bank_open(bankdir, AOE_BANK_READONLY, err, sizeof err));
+    cr_assert_eq(errno, EAGAIN);
+    cr_assert(strstr(err, "unfinished knowledge bank"), "message: %s", err);
+    aoe_bank *b = aoe_bank_open(bankdir, AOE_BANK_READWRITE, err, sizeof err);
+    cr_assert_not_null(b, "%s", err);
+    aoe_bank_close(b);
+    b = aoe_bank_open(bankdir, AOE_BANK_READONLY, err, sizeof err);
+    cr_assert_not_null(b, "%s", err);
+    aoe_bank_close(b);
 }
 
 Test(bank, readonly_bank_refuses_writes)
