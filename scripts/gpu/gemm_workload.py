@@ -31,8 +31,11 @@ import sys
 import time
 import warnings
 
-import torch
-import torch.nn.functional as F
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # --help still works; main() says PyTorch is needed
+    torch = F = None
 
 HIDDEN, INTER, VOCAB, HEADS, HEAD_DIM = 4096, 14336, 128256, 32, 128
 
@@ -234,7 +237,7 @@ def cublas_autotune_sweep(args, flush):
     return out
 
 
-class Block(torch.nn.Module):
+class Block(torch.nn.Module if torch else object):
     """The GEMMs of one Llama decoder layer: fused QKV, output projection, SwiGLU MLP."""
 
     def __init__(self, dt, bias):
@@ -327,6 +330,8 @@ def main():
         ap.error(f"unknown data type or operation: {', '.join(bad)}")
     if args.decode_steps < 1:
         ap.error("--decode-steps: at least 1")
+    if torch is None:
+        sys.exit("gemm_workload.py: needs PyTorch (import torch failed)")
     if not torch.cuda.is_available():
         sys.exit("gemm_workload.py: no CUDA device")
     flush = L2Flush()
