@@ -2,7 +2,9 @@
  * function it calls with dlsym, as plugin hosts and language bindings do.
  * A 2-D copy-transpose with a NULL local size; --checksum prints a checksum
  * of the output, --repeat N launches N times; --which prints the object each
- * looked-up function comes from (the shim must hand out its wrappers). */
+ * looked-up function comes from (the shim must hand out its wrappers);
+ * --rounds N does it all N times, each time from dlopen to dlclose (a plugin
+ * host unloading and loading the runtime again). */
 #include <CL/cl.h>
 #include <dlfcn.h>
 #include <stdint.h>
@@ -49,21 +51,8 @@ static const char *src =
         }                                                                                          \
     } while (0)
 
-int main(int argc, char **argv)
+static int one_round(int checksum, int which, int repeat)
 {
-    int checksum = 0, which = 0, repeat = 1;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--checksum"))
-            checksum = 1;
-        else if (!strcmp(argv[i], "--which"))
-            which = 1;
-        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
-            repeat = atoi(argv[++i]);
-        else {
-            fprintf(stderr, "usage: dlopen_client [--checksum] [--which] [--repeat N]\n");
-            return 2;
-        }
-    }
     void *lib = dlopen("libOpenCL.so.1", RTLD_LOCAL | RTLD_NOW);
     if (!lib) {
         fprintf(stderr, "dlopen_client: %s\n", dlerror());
@@ -129,5 +118,29 @@ int main(int argc, char **argv)
     p_clReleaseContext(ctx);
     free(in);
     free(out);
+    dlclose(lib);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int checksum = 0, which = 0, repeat = 1, rounds = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--checksum"))
+            checksum = 1;
+        else if (!strcmp(argv[i], "--which"))
+            which = 1;
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+            rounds = atoi(argv[++i]);
+        else {
+            fprintf(stderr,
+                    "usage: dlopen_client [--checksum] [--which] [--repeat N] [--rounds N]\n");
+            return 2;
+        }
+    }
+    for (int r = 0; r < rounds; r++)
+        if (one_round(checksum, which, repeat)) return 1;
     return 0;
 }

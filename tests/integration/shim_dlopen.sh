@@ -3,7 +3,11 @@
 # function: built here without libOpenCL in its dependencies (so the runtime
 # is only in a local scope, where dlsym(RTLD_NEXT) cannot see it). Under the
 # shim it gets the shim's wrappers, its operator is captured and tuned, and a
-# second run launches the tuned policy with bit-identical output.
+# second run launches the tuned policy with bit-identical output. A program
+# that dlcloses the runtime and opens it again (a plugin host) gets the
+# wrappers every time: the shim pins the library it took entry points from
+# (it used to lose every call after the first dlclose, and its cached entry
+# points and background variant builds pointed at unmapped code).
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 client="$T/dlopen_client"
@@ -24,4 +28,14 @@ out2=$(LD_PRELOAD="$HOOK" "$client" --checksum --repeat 2 2>&1)
 r=$(latest_result)
 [ "$(json "$r" 'r["OPAT"]["repo_summary"]["hit"]')" = 1 ] || fail "no hit: $(cat "$r")"
 [ "$(json "$r" 'r["OPAT"]["modified_operators"][0]["tuned_launches"]')" = 2 ] || fail "not tuned: $(cat "$r")"
-echo "shim_dlopen: ok"
+# three rounds, each from dlopen to dlclose, with the bank's record: every
+# round gets the wrappers, launches the tuned policy, and gives the same output
+which=$(LD_PRELOAD="$HOOK" "$client" --which --rounds 3 2>&1)
+[ "$(grep -c '^clEnqueueNDRangeKernel libaoe_hook.so$' <<<"$which")" = 3 ] ||
+  fail "a reloaded runtime's calls bypass the shim: $(grep clEnqueueNDRange <<<"$which")"
+out3=$(LD_PRELOAD="$HOOK" "$client" --checksum --rounds 3 2>&1)
+[ "$(grep -c "^$ref$" <<<"$out3")" = 3 ] || fail "reloaded rounds differ: $out3"
+r=$(latest_result)
+[ "$(json "$r" 'r["OPAT"]["modified_operators"][0]["tuned_launches"]')" = 3 ] ||
+  fail "not every round tuned: $(cat "$r")"
+echo "shim_dlopen: ok (and across three dlopen/dlclose rounds)"
