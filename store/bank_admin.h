@@ -47,7 +47,8 @@ typedef void (*aoe_bank_problem_fn)(void *ctx, const char *fingerprint, const ch
 long aoe_bank_verify(aoe_bank *bank, aoe_bank_problem_fn problem, void *ctx, uint64_t *records);
 
 /* Export: a JSON document (format in the README, section "bank"). fingerprint
- * NULL: all. Returns the number of records written, or -1 with err. */
+ * NULL: all. out is flushed: returns the number of records written, or -1
+ * with err (a failed write: its reason, e.g. a full disk). */
 long aoe_bank_export_json(aoe_bank *bank, const char *fingerprint, FILE *out, char *err,
                           size_t errlen);
 

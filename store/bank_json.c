@@ -147,12 +147,11 @@ long aoe_bank_export_json(aoe_bank *b, const char *fp, FILE *out, char *err, siz
     int rc = c.werr ? 0 : aoe_bank_foreach(b, fp, export_one, &c);
     errno = 0;
     if (!c.werr) wrote(&c, fprintf(out, "\n  ]\n}\n"));
-    if (rc || c.failed || c.werr || ferror(out)) {
+    if (!c.werr) wrote(&c, fflush(out)); /* the records reached the output, or err says why */
+    const char *why = c.werr ? strerror(c.werr) : ferror(out) ? "a write failed" : NULL;
+    if (rc || c.failed || why) {
         snprintf(err, errlen, "export of %s failed%s%s", b->path,
-                 c.werr || ferror(out) ? ": the records could not be written: " : "",
-                 c.werr        ? strerror(c.werr)
-                 : ferror(out) ? "a write failed"
-                               : "");
+                 why ? ": the records could not be written: " : "", why ? why : "");
         return -1;
     }
     return c.n;

@@ -398,13 +398,10 @@ int aoe_cmd_run(int argc, char **argv)
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if (exec_err) { /* the child said why; nothing ran under the shim */
-        g_child = 0;
-        for (int k = 0; k < N_FORWARDED; k++) sigaction(forwarded[k], &old[k], NULL);
-        return WIFEXITED(status) ? WEXITSTATUS(status) : AOE_EXIT_FAIL;
-    }
     g_child = 0;
     for (int k = 0; k < N_FORWARDED; k++) sigaction(forwarded[k], &old[k], NULL);
+    if (exec_err) /* the child said why; nothing ran under the shim */
+        return WIFEXITED(status) ? WEXITSTATUS(status) : AOE_EXIT_FAIL;
     /* The summary must not turn the program's status into 141 where nobody
      * reads it any more (`aoe run -- prog 2>&1 | head -1`). */
     signal(SIGPIPE, SIG_IGN);
