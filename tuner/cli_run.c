@@ -105,30 +105,66 @@ static void add_untuned(run_summary *s, const cJSON *by_reason)
     }
 }
 
+/* A result file can list thousands of operators, never this much. */
+#define RESULT_MAX_BYTES (64u << 20)
+
+/* The text of dfd/name when it is the user's own regular file, written since
+ * `since`, else NULL. The directory may be one others can write (the
+ * program's working directory, /tmp): a planted link is not followed, a FIFO
+ * does not block, another user's file is not read; each says so once. */
+static char *read_result(int dfd, const char *dir, const char *name, const struct timespec *since)
+{
+    struct stat st;
+    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || st.st_mtim.tv_sec < since->tv_sec ||
+        (st.st_mtim.tv_sec == since->tv_sec && st.st_mtim.tv_nsec < since->tv_nsec))
+        return NULL; /* gone, or an earlier run's file */
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    const char *why = NULL;
+    if (fd < 0)
+        why = errno == ELOOP ? "a symbolic link" : strerror(errno);
+    else if (fstat(fd, &st))
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = "not a regular file";
+    else if (st.st_uid != geteuid())
+        why = "another user's file";
+    else if ((unsigned long long)st.st_size > RESULT_MAX_BYTES)
+        why = "larger than 64 MiB";
+    char *text = why ? NULL : malloc((size_t)st.st_size + 1);
+    size_t got = 0;
+    while (text && got < (size_t)st.st_size) {
+        ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
+        if (n > 0)
+            got += (size_t)n;
+        else if (n == 0 || errno != EINTR)
+            break;
+    }
+    if (text) text[got] = '\0';
+    if (!why && !text) why = strerror(ENOMEM);
+    if (fd >= 0) close(fd);
+    if (why) fprintf(stderr, "aoe run: result file %s/%s ignored: %s\n", dir, name, why);
+    return text;
+}
+
 /* Reads every result file in dir written since `since`. */
 static void collect(const char *dir, const struct timespec *since, run_summary *s)
 {
-    DIR *d = opendir(dir);
-    if (!d) return;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0) close(dfd);
+        return;
+    }
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t n = strlen(e->d_name);
         if (strncmp(e->d_name, "aoe_result_opat_", 16) || n < 5 ||
             strcmp(e->d_name + n - 5, ".json"))
             continue;
-        char path[PATH_MAX];
-        struct stat st;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (stat(path, &st) || st.st_mtim.tv_sec < since->tv_sec ||
-            (st.st_mtim.tv_sec == since->tv_sec && st.st_mtim.tv_nsec < since->tv_nsec))
-            continue; /* an earlier run's file */
-        FILE *f = fopen(path, "r");
-        if (!f) continue;
-        char *text = malloc((size_t)st.st_size + 1);
-        size_t got = text ? fread(text, 1, (size_t)st.st_size, f) : 0;
-        fclose(f);
+        char *text = read_result(dfd, dir, e->d_name, since);
         if (!text) continue;
-        text[got] = '\0';
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         cJSON *root = cJSON_Parse(text);
         free(text);
         const cJSON *opat = root ? cJSON_GetObjectItemCaseSensitive(root, "OPAT") : NULL;
