@@ -127,12 +127,27 @@ EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t lt)
         if (r) atomic_store_explicit(&r->field, conv(v), memory_order_relaxed);                    \
         return st;                                                                                 \
     }
-#define AS_IS(v) (v)
 #define AS_INT(v) ((int)(v))
-SETTER(cublasSetStream_v2, cudaStream_t, stream, AS_IS)
 SETTER(cublasSetMathMode, cublasMath_t, math, AS_INT)
 SETTER(cublasSetPointerMode_v2, cublasPointerMode_t, pmode, AS_INT)
 SETTER(cublasSetSmCountTarget, int, sm_target, AS_INT)
+
+/* cuBLAS documents that setting the stream also puts the handle back on its
+ * own workspace pool: the program's buffer is no longer the handle's, and a
+ * rerouted call must not use it (the program may free it, or hand it to
+ * another stream's handle). */
+EXPORT cublasStatus_t cublasSetStream_v2(cublasHandle_t h, cudaStream_t v)
+{
+    if (!CB_REAL(cublasSetStream_v2)) return CUBLAS_STATUS_NOT_INITIALIZED;
+    cublasStatus_t st = CB_REAL(cublasSetStream_v2)(h, v);
+    if (st != CUBLAS_STATUS_SUCCESS) return st;
+    aoe_cb_handle *r = aoe_ptr_find(&g_blas, h);
+    if (r) {
+        atomic_store_explicit(&r->stream, v, memory_order_relaxed);
+        atomic_store_explicit(&r->ws_known, 0, memory_order_release);
+    }
+    return st;
+}
 
 EXPORT cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t h, void *ws, size_t size)
 {

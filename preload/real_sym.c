@@ -2,12 +2,15 @@
  * program linked it; when the runtime was loaded by an RTLD_LOCAL dlopen
  * (every Python extension module) it is not in the global scope, so the
  * fallback asks the already loaded library itself, by the sonames in the
- * runtime's descriptor (RTLD_NOLOAD: never loads). Either way the library
- * the entry point lies in is pinned (below). */
+ * runtime's descriptor, then by any loaded object named like them but for
+ * the version (RTLD_NOLOAD: never loads). Either way the library the entry
+ * point lies in is pinned (below). */
 #include "preload/shim.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stddef.h>
+#include <string.h>
 
 static _Atomic(aoe_dlsym_fn) g_real_dlsym;
 
@@ -55,16 +58,58 @@ static void *pinned(void *p)
     return p;
 }
 
+/* name in the already loaded object `so` (a soname or a path), or NULL. */
+static void *in_loaded(const char *so, const char *name)
+{
+    void *h = dlopen(so, RTLD_NOLOAD | RTLD_LAZY);
+    if (!h) return NULL;
+    void *p = aoe_real_dlsym(h, name);
+    dlclose(h);
+    return p;
+}
+
+/* Loaded objects named like one of the runtime's sonames but for the version
+ * ("libcublas.so.12" where the descriptor says libcublas.so.13): their paths,
+ * copied out, since dlopen must not run inside dl_iterate_phdr's lock. */
+#define STEM_PATHS 4
+struct stem_scan {
+    const aoe_runtime *rt;
+    int n;
+    char path[STEM_PATHS][1024];
+};
+
+static int stem_visit(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)size;
+    struct stem_scan *s = ctx;
+    const char *path = info->dlpi_name, *base = path ? strrchr(path, '/') : NULL;
+    if (!path || !*path || s->n == STEM_PATHS) return s->n == STEM_PATHS;
+    base = base ? base + 1 : path;
+    for (const char *const *so = s->rt->sonames; *so; so++) {
+        const char *ext = strstr(*so, ".so");
+        size_t stem = ext ? (size_t)(ext - *so) + 3 : 0;
+        if (stem && !strncmp(base, *so, stem) && (base[stem] == '\0' || base[stem] == '.') &&
+            strlen(path) < sizeof s->path[0]) {
+            memcpy(s->path[s->n++], path, strlen(path) + 1);
+            break;
+        }
+    }
+    return 0;
+}
+
 void *aoe_real_sym(const aoe_runtime *rt, const char *name)
 {
     void *p = aoe_real_dlsym(RTLD_NEXT, name);
     if (p) return pinned(p);
-    for (const char *const *so = rt->sonames; so && *so; so++) {
-        void *h = dlopen(*so, RTLD_NOLOAD | RTLD_LAZY);
-        if (!h) continue;
-        p = aoe_real_dlsym(h, name);
-        dlclose(h);
-        if (p) return pinned(p);
-    }
+    for (const char *const *so = rt->sonames; so && *so; so++)
+        if ((p = in_loaded(*so, name))) return pinned(p);
+    if (!rt->sonames) return NULL;
+    /* Another major version than the descriptor names, loaded RTLD_LOCAL (a
+     * CUDA 12 wheel): the program's linked calls still reach the wrappers,
+     * which must find its library or fail every call. */
+    struct stem_scan s = {.rt = rt, .n = 0};
+    dl_iterate_phdr(stem_visit, &s);
+    for (int i = 0; i < s.n; i++)
+        if ((p = in_loaded(s.path[i], name))) return pinned(p);
     return NULL;
 }

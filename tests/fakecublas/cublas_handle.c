@@ -57,7 +57,8 @@ cublasStatus_t cublasGetMathMode(cublasHandle_t h, cublasMath_t *mode)
 cublasStatus_t cublasSetStream_v2(cublasHandle_t h, cudaStream_t stream)
 {
     if (!cublas_handle_valid(h)) return CUBLAS_STATUS_NOT_INITIALIZED;
-    h->stream = stream;
+    /* as documented: the handle goes back to the library's own workspace */
+    h->stream = stream, h->workspace = NULL, h->workspace_size = 0;
     return CUBLAS_STATUS_SUCCESS;
 }
 

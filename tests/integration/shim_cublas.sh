@@ -8,7 +8,8 @@
 # program's own choice (workspace too small, alignment, pedantic math,
 # deterministic mode, an unknown library version, more than one version
 # loaded, no driver, TunableOp, AOE_TUNE_GEMM=False), output correct, no
-# crash; cublasLtMatmul with the program's own algorithm is observed.
+# crash; a CUDA 12 cuBLAS loaded RTLD_LOCAL is found and tuned; cublasLtMatmul
+# with the program's own algorithm is observed.
 set -euo pipefail
 source "$(dirname "$0")/shim_helpers.bash"
 FAKE=$B/fakecublas:$B/fakecuda # the fake libraries and the fake driver they load
@@ -21,7 +22,8 @@ if [ ! -e "$FAKELIB/libcublasLt.so.13" ]; then
   exit 77
 fi
 unset FAKECUBLAS_CATALOGUE FAKECUBLAS_VERSION FAKECUBLAS_NO_DRIVER CUBLAS_WORKSPACE_CONFIG \
-  PYTORCH_TUNABLEOP_ENABLED AOE_TUNE_GEMM GEMM_TORCHLIKE_OFFSET GEMM_TORCHLIKE_MATH GEMM_TORCHLIKE_DLOPEN
+  PYTORCH_TUNABLEOP_ENABLED AOE_TUNE_GEMM GEMM_TORCHLIKE_OFFSET GEMM_TORCHLIKE_MATH GEMM_TORCHLIKE_DLOPEN \
+  GEMM_TORCHLIKE_STREAM_LAST
 client=$B/clients/gemm_torchlike
 SPOOL=$AOE_WORK_PATH/spool
 export AOE_TUNE_MODE=offline AOE_LOG_LEVEL=debug
@@ -113,6 +115,20 @@ has "gemm blas bf16 TN 24x3x40: the library's own choice is the best known; the 
 hasnt 'refused'
 [ "$(json "$(latest_result)" 'r["OPAT"]["repo_summary"]["hit"]')" -ge 1 ] || fail "not a hit: $(cat "$(latest_result)")"
 echo "shim_cublas: a library-default record is a hit that passes the call through"
+
+# cublasSetStream_v2 after cublasSetWorkspace_v2 (CuPy's order) puts the
+# handle back on cuBLAS' own workspace: the program's buffer is no longer
+# one a rerouted call may use, so mm is another key (no workspace), a miss.
+# It used to be the hit above, rerouted with the abandoned buffer.
+run env GEMM_TORCHLIKE_STREAM_LAST=1
+has '^mm ran: cublas$'
+has 'captured gemm blas bf16 TN 24x3x40'
+"$PY" - "$SPOOL" <<'PY' || fail "no mm job without workspace: $(ls "$SPOOL")"
+import glob, json, sys
+assert any(g["path"] == "blas" and g["a_type"] == 14 and g["batch_count"] == 1 and g["workspace_limit"] == 0
+           for g in (json.load(open(f))["runtime_extra"]["gemm"] for f in glob.glob(sys.argv[1] + "/*.job")))
+PY
+echo "shim_cublas: cublasSetStream_v2 drops the workspace cublasSetWorkspace_v2 gave"
 
 # 3. Refusals: the program's own choice runs, output correct.
 # A record whose algorithm needs more workspace than the caller allows (id 21: 4 MiB; 1 MiB).
@@ -214,6 +230,21 @@ has '^heuristic: 1 algorithm(s): id 6 tile 18 split_k 1 workspace 0$'
 has '^mm ran: cublasLt id 6 split_k 4$'
 has "PYTORCH_TUNABLEOP_ENABLED=1: PyTorch's TunableOp tunes the cuBLASLt path, AOE steps aside there"
 echo "shim_cublas: PYTORCH_TUNABLEOP_ENABLED=1: the heuristic is left to TunableOp, cublasGemmEx still rerouted"
+
+# A CUDA 12 module (the fakes as libcublas.so.12) loaded RTLD_LOCAL, as Python
+# loads a cu12 wheel's extension (gemm_module_host): its linked calls reach
+# the wrappers, which found no library (they knew only .so.13) and failed
+# every call, handle creation first. Now they find it, and its GEMM is
+# captured as cuBLAS 12.
+mkdir -p "$T/cu12"
+out=$(LD_LIBRARY_PATH=$B/fakecublas12:$B/fakecuda FAKECUBLAS_VERSION=120800 AOE_WORK_PATH=$T/cu12 \
+  LD_PRELOAD="$HOOK" "$B/clients/gemm_module_host" "$B/fakecublas12/libgemm_module.so" 2>&1) ||
+  fail "the CUDA 12 module failed under the shim: $out"
+has '^gemm_module: max relative error .*: ok$'
+has 'captured gemm blas f32 TN 24x3x40 (libgemm_module.so:gemm_module_run)'
+[ "$(json "$(ls "$T"/cu12/spool/*.job)" 'r["runtime_extra"]["gemm"]["library_version"]')" = 120800 ] ||
+  fail "the CUDA 12 job: $(cat "$T"/cu12/spool/*.job)"
+echo "shim_cublas: a CUDA 12 cuBLAS loaded RTLD_LOCAL is found; its calls work and are captured"
 
 # 4. cublasLtMatmul with the program's own algorithm: observed, not changed.
 out=$(LD_LIBRARY_PATH=$FAKE LD_PRELOAD="$HOOK" "$B/clients/lt_probe" planted 6 2>&1) || fail "lt_probe: $out"

@@ -17,7 +17,8 @@
  * when a result is wrong. Knobs for tests: GEMM_TORCHLIKE_OFFSET (bytes every
  * operand is moved from 256-byte alignment), GEMM_TORCHLIKE_MATH
  * (pedantic|noreduce: the mm call's math mode), GEMM_TORCHLIKE_DLOPEN (a
- * library to load first).
+ * library to load first), GEMM_TORCHLIKE_STREAM_LAST=1 (cublasSetStream_v2
+ * again after cublasSetWorkspace_v2).
  * Built twice: against the fakes, and (gemm_torchlike_real) against the real
  * libraries, then run on the fakes through LD_LIBRARY_PATH. */
 #include "half_util.h"
@@ -203,6 +204,7 @@ static void linear_bias(cublasLtHandle_t lt, int M, int N, int K)
 }
 
 /* PyTorch's prologue around every GEMM. */
+static int g_stream_last; /* GEMM_TORCHLIKE_STREAM_LAST=1 */
 static void torch_prologue(cublasHandle_t h, void *ws)
 {
     cublasPointerMode_t pm;
@@ -210,6 +212,9 @@ static void torch_prologue(cublasHandle_t h, void *ws)
     CHECK(cublasGetPointerMode_v2(h, &pm));
     CHECK(cublasSetWorkspace_v2(h, ws, 32u << 20));
     CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+    /* CuPy's order: the stream set after the workspace, which puts the
+     * handle back on cuBLAS' own workspace */
+    if (g_stream_last) CHECK(cublasSetStream_v2(h, NULL));
 }
 
 /* y[M,N] = x[M,K] W[N,K]^T through cublasGemmEx. */
@@ -312,6 +317,8 @@ int main(int argc, char **argv)
     if (env && !strcmp(env, "pedantic")) g_mm_math = CUBLAS_PEDANTIC_MATH;
     if (env && !strcmp(env, "noreduce"))
         g_mm_math = CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+    env = getenv("GEMM_TORCHLIKE_STREAM_LAST");
+    g_stream_last = env && !strcmp(env, "1");
     env = getenv("GEMM_TORCHLIKE_DLOPEN"); /* a second library, e.g. another cuBLASLt version */
     if (env && !dlopen(env, RTLD_NOW | RTLD_LOCAL)) {
         fprintf(stderr, "gemm_torchlike: cannot load %s: %s\n", env, dlerror());
