@@ -79,6 +79,15 @@ int bank_put_in_txn(aoe_bank *b, MDB_txn *txn, MDB_dbi dbi, const aoe_key *key, 
         if (aoe_record_decode(d.mv_data, d.mv_size, &old, err, sizeof err)) {
             char hex[33];
             aoe_key_to_hex(key, hex);
+            unsigned format = aoe_record_format(d.mv_data, d.mv_size);
+            if (format > AOE_RECORD_VERSION) {
+                /* a newer aoe's (a bank shared between versions): this one
+                 * cannot compare it, and must not destroy it */
+                AOE_WARN("bank %s: record %s is a newer aoe's (format %u); kept", b->path, hex,
+                         format);
+                *result = AOE_PUT_RESERVED;
+                return 0;
+            }
             AOE_WARN("bank %s: replacing unreadable record %s (%s)", b->path, hex, err);
         } else if (!beats(&old, t, margin)) {
             *result = AOE_PUT_RESERVED;

@@ -299,12 +299,18 @@ static int apply_kinds(const decode_state *st, aoe_policy *p, char *err, size_t 
     return 0;
 }
 
+unsigned aoe_record_format(const uint8_t *buf, size_t len)
+{
+    if (!buf || len < AOE_RECORD_HEADER_LEN || memcmp(buf, AOE_RECORD_MAGIC, 4)) return 0;
+    return buf[4] | (unsigned)buf[5] << 8;
+}
+
 int aoe_record_decode(const uint8_t *buf, size_t len, aoe_record *rec, char *err, size_t errlen)
 {
     memset(rec, 0, sizeof *rec);
     if (!buf || len < AOE_RECORD_HEADER_LEN) FAIL("record truncated: %zu bytes", len);
     if (memcmp(buf, AOE_RECORD_MAGIC, 4)) FAIL("not an AOE record (bad magic)");
-    unsigned version = buf[4] | (unsigned)buf[5] << 8;
+    unsigned version = aoe_record_format(buf, len);
     if (version == 0 || version > AOE_RECORD_VERSION)
         FAIL("record format version %u is not supported by this aoe (it reads 1..%d)", version,
              AOE_RECORD_VERSION);

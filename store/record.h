@@ -93,6 +93,9 @@ int aoe_is_identifier(const char *s, size_t cap);
 
 /* Encodes into buf (returns bytes needed; writes only when it fits). */
 size_t aoe_record_encode(const aoe_record *rec, uint8_t *buf, size_t cap);
+/* The format version an encoded record declares (0: not an AOE record). A
+ * version above AOE_RECORD_VERSION is a newer aoe's record, not damage. */
+unsigned aoe_record_format(const uint8_t *buf, size_t len);
 /* Decodes; returns 0 or -1 with a reason in err (never reads past len). */
 int aoe_record_decode(const uint8_t *buf, size_t len, aoe_record *rec, char *err, size_t errlen);
 

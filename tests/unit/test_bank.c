@@ -692,6 +692,71 @@ Test(bank, verify_finds_an_undecodable_record)
     aoe_bank_close(b);
 }
 
+/* The one record under FP_A, behind the bank's back: its first 6 bytes in
+ * head (version < 0), or rewritten with its format version set to `version`
+ * (> 0) or cut to 5 bytes (0). */
+static void only_record(int version, uint8_t head[6])
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi meta, dbi;
+    MDB_cursor *cur;
+    cr_assert_eq(mdb_env_create(&env), 0);
+    mdb_env_set_maxdbs(env, 8);
+    cr_assert_eq(mdb_env_open(env, bankdir, 0, 0600), 0);
+    cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
+    cr_assert_eq(mdb_dbi_open(txn, "meta", 0, &meta), 0);
+    MDB_val mk = {3, "fp:"}, md, k, d;
+    cr_assert_eq(mdb_cursor_open(txn, meta, &cur), 0);
+    cr_assert_eq(mdb_cursor_get(cur, &mk, &md, MDB_SET_RANGE), 0);
+    char name[64];
+    memcpy(name, mk.mv_data, mk.mv_size);
+    name[mk.mv_size] = '\0';
+    mdb_cursor_close(cur);
+    cr_assert_eq(mdb_dbi_open(txn, name, 0, &dbi), 0);
+    cr_assert_eq(mdb_cursor_open(txn, dbi, &cur), 0);
+    cr_assert_eq(mdb_cursor_get(cur, &k, &d, MDB_FIRST), 0);
+    uint8_t buf[4096];
+    cr_assert(d.mv_size <= sizeof buf && d.mv_size > 6);
+    memcpy(buf, d.mv_data, d.mv_size);
+    if (version >= 0) {
+        MDB_val nd = {version ? d.mv_size : 5, buf};
+        buf[4] = (uint8_t)version, buf[5] = (uint8_t)(version >> 8);
+        cr_assert_eq(mdb_cursor_put(cur, &k, &nd, MDB_CURRENT), 0);
+    }
+    memcpy(head, buf, 6);
+    mdb_cursor_close(cur);
+    cr_assert_eq(mdb_txn_commit(txn), 0);
+    mdb_env_close(env);
+}
+
+/* A bank shared between aoe versions: a record in a newer record format is
+ * not this aoe's to compare, so a put keeps it (it used to be replaced as
+ * unreadable, losing the newer tuner's result); a damaged record is still
+ * replaced. */
+Test(bank, newer_record_is_kept_a_damaged_one_replaced)
+{
+    aoe_bank *b = open_rw();
+    aoe_key k = {42, 7};
+    aoe_record r = rec_with(50, "k"), better = rec_with(5, "k"), out;
+    cr_assert_eq(aoe_bank_put_if_better(b, FP_A, &k, &r, 0), AOE_PUT_ADDED);
+    aoe_bank_close(b);
+    uint8_t head[6];
+    only_record(AOE_RECORD_VERSION + 1, head);
+    b = open_rw();
+    cr_assert_eq(aoe_bank_put_if_better(b, FP_A, &k, &better, 0), AOE_PUT_RESERVED);
+    aoe_bank_close(b);
+    uint8_t now[6];
+    only_record(-1, now);
+    cr_assert_eq(memcmp(head, now, 6), 0, "the newer record was replaced");
+    only_record(0, head); /* damaged: 5 bytes */
+    b = open_rw();
+    cr_assert_eq(aoe_bank_put_if_better(b, FP_A, &k, &better, 0), AOE_PUT_UPDATED);
+    cr_assert_eq(aoe_bank_get(b, FP_A, &k, &out), 1);
+    cr_assert_float_eq(out.tuned_us, 5, 1e-9);
+    aoe_bank_close(b);
+}
+
 typedef struct {
     aoe_bank *b;
     int hits;
