@@ -30,8 +30,11 @@ static pthread_once_t g_init_once = PTHREAD_ONCE_INIT;
 static pthread_once_t g_exit_once = PTHREAD_ONCE_INIT;
 static atomic_int g_cfg_msg_done;
 
+static void find_self_dir(bool relative_only);
+
 __attribute__((constructor)) static void aoe_shim_ctor(void)
 {
+    find_self_dir(true);
     char err[sizeof aoe_shim.cfg_error];
     if (aoe_config_load(&aoe_shim.cfg, err, sizeof err)) {
         /* Reported at the first runtime call, so that children that never
@@ -54,10 +57,16 @@ void aoe_shim_log_once(atomic_int *flag, int level, const char *fmt, ...)
     aoe_log(level, "%s", buf);
 }
 
-static void find_self_dir(void)
+/* The directory of this library (bin/aoe and etc/ are found from it), at
+ * the first runtime call; in the constructor when the program preloaded it
+ * by a relative path, which the program's own chdir would later point at
+ * another directory (whose lib/../bin/aoe the shim would start). */
+static void find_self_dir(bool relative_only)
 {
     Dl_info info;
-    if (dladdr((void *)&find_self_dir, &info) && info.dli_fname) {
+    if (aoe_shim.self_dir[0]) return;
+    if (dladdr((void *)&find_self_dir, &info) && info.dli_fname &&
+        (!relative_only || info.dli_fname[0] != '/')) {
         char *real = realpath(info.dli_fname, NULL);
         const char *p = real ? real : info.dli_fname;
         snprintf(aoe_shim.self_dir, sizeof aoe_shim.self_dir, "%s", p);
@@ -143,7 +152,7 @@ static void init_once(void)
     const aoe_config *cfg = &aoe_shim.cfg;
     aoe_shim.mode = (int)cfg->num[AOE_CFG_TUNE_MODE];
     aoe_shim.repeat = cfg->num[AOE_CFG_REPEAT_TUNE] != 0;
-    find_self_dir();
+    find_self_dir(false);
     if (aoe_config_bank_path(cfg, aoe_shim.bank_path, sizeof aoe_shim.bank_path)) {
         aoe_shim_log_once(&g_cfg_msg_done, AOE_LOG_ERROR,
                           "no bank path (TUNE_BANK_PATH, XDG_DATA_HOME and HOME are unset); "

@@ -4,7 +4,8 @@
 # priority (SCHED_IDLE, idle I/O class, its own autogroup at nice 19); with umask 022 the bank and spool
 # directories are 0700 and tuner.log and the result file 0600; an existing
 # spool of ours is tightened to 0700; a tuner.log that cannot be opened puts
-# no noise on the program's stderr and the job is tuned all the same.
+# no noise on the program's stderr and the job is tuned all the same; a shim
+# preloaded by a relative path starts its own tuner after the program's chdir.
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 umask 022
@@ -51,4 +52,26 @@ out=$(LD_PRELOAD="$HOOK" "$client" --checksum 2>"$T/err2")
 [ "$(mode "$spool")" = 700 ] || fail "existing spool not tightened: $(mode "$spool")"
 wait_drained "$spool"
 "$AOE" bank list | grep -q transpose || fail "not tuned without a tuner.log"
-echo "tuner_start: ok (no shell, SCHED_IDLE + idle I/O, 0600/0700, no noise)"
+# 3. the shim preloaded by a relative path, the program changing directory
+# before its first OpenCL call: the tuner is still the shim's own bin/aoe.
+# The path was resolved at that call, against the new directory, so the
+# shim said "lib/../bin/aoe not found", or started one planted there.
+export TUNE_BANK_PATH="$T/bank3" AOE_WORK_PATH="$T/work3"
+spool="$AOE_WORK_PATH/spool"
+mkdir -p "$T/elsewhere/lib" "$T/elsewhere/bin"
+printf '#!/bin/sh\ntouch %s/planted_ran\n' "$T" >"$T/elsewhere/bin/aoe"
+chmod +x "$T/elsewhere/bin/aoe"
+(cd "$B" && LD_PRELOAD=lib/libaoe_hook.so "$PY" -c 'import os, runpy, sys
+os.chdir(sys.argv[1])
+sys.argv = sys.argv[2:]
+runpy.run_path(sys.argv[0], run_name="__main__")' "$T/elsewhere" "$S/tests/clients/pyopencl_client.py") \
+  >/dev/null 2>"$T/err3" || fail "the program failed: $(cat "$T/err3")"
+! grep -q 'not found' "$T/err3" || fail "the shim lost its tuner after the program's chdir: $(cat "$T/err3")"
+for ((i = 0; i < 300; i++)); do # the real tuner's lock, or the planted program's mark
+  [ -e "$T/planted_ran" ] && fail "the shim started the aoe planted in the program's new directory"
+  [ -e "$spool/tuner.lock" ] && break
+  sleep 0.1
+done
+wait_drained "$spool"
+"$AOE" bank list | grep -q blur2d || fail "not tuned: $(cat "$T/err3" "$spool/tuner.log")"
+echo "tuner_start: ok (no shell, SCHED_IDLE + idle I/O, 0600/0700, no noise, relative preload)"
