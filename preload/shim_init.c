@@ -1,7 +1,8 @@
 /* Library constructor and lazy runtime initialisation. The preload is
  * inherited by every child process (PoCL runs the linker for each kernel
- * build), so the constructor only reads the configuration: a process that
- * never touches the runtime pays nothing else. */
+ * build), so the constructor only reads the configuration (and, preloaded
+ * by a relative path, its own directory): a process that never touches the
+ * runtime pays nothing else. */
 #include "preload/shim.h"
 
 #include "core/log.h"
