@@ -218,9 +218,14 @@ static int check_types(const aoe_gemm_desc *d, char *err, size_t errlen)
 {
     static const char *const names[] = {"a_type", "b_type", "c_type", "d_type", "scale_type"};
     const int32_t t[] = {d->a_type, d->b_type, d->c_type, d->d_type, d->scale_type};
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 5; i++) {
         if (!aoe_gemm_type_bits(t[i]))
             FAIL("%s: %d is not a cudaDataType_t value (0..33)", names[i], t[i]);
+        /* CUDA_C_*: 4..7, then every odd value to 27. The tuner fills and
+         * scales real operands only, so a complex GEMM passes through. */
+        if ((t[i] >= 4 && t[i] <= 7) || (t[i] >= 9 && t[i] <= 27 && t[i] % 2))
+            FAIL("%s: %d is a complex type (AOE tunes real GEMMs only)", names[i], t[i]);
+    }
     if (!known_compute(d->compute_type))
         FAIL("compute_type: %d is not a cublasComputeType_t value (64, 65, 68..75, 77..79)",
              d->compute_type);

@@ -268,6 +268,7 @@ MUT(m_blas_epilogue,
     (d->path = AOE_GEMM_PATH_BLAS, d->flags = AOE_GEMM_FLAG_C_IS_D, d->epilogue = 2))
 MUT(m_reduction, d->reduction_mask = 8)
 MUT(m_huge, d->n = 1ull << 41)
+MUT(m_complex, d->a_type = d->b_type = 4) /* CUDA_C_32F: CuPy's complex matmul */
 
 Test(gemm, check_names_the_field)
 {
@@ -306,6 +307,7 @@ Test(gemm, check_names_the_field)
         {m_blas_epilogue, "epilogue: 2, but a cuBLAS call has none (1, DEFAULT)"},
         {m_reduction, "reduction_mask: 8 is not"},
         {m_huge, "ldb: the operand spans more than 2^53 bytes"},
+        {m_complex, "a_type: 4 is a complex type (AOE tunes real GEMMs only)"},
     };
     char err[256];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
