@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -55,6 +56,23 @@ static int parent_ok(const char *p, const char *dir, int create, char *err, size
     return 0;
 }
 
+/* Every parent of the resolved path `real`, checked as the written path's
+ * were: a link of ours (~/work -> /proj/team/u) must not lead under a
+ * directory another user can rename entries in. */
+static int resolved_parents_ok(char *real, const char *dir, char *err, size_t errlen)
+{
+    if (real[0] != '/') return 0;
+    if (real[1] && parent_ok("/", dir, 0, err, errlen)) return -1;
+    for (char *s = real + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = '\0';
+        int rc = parent_ok(real, dir, 0, err, errlen);
+        *s = '/';
+        if (rc) return -1;
+    }
+    return 0;
+}
+
 int aoe_fs_private_dir(const char *dir, int flags, char *err, size_t errlen)
 {
     char p[PATH_MAX];
@@ -84,6 +102,9 @@ int aoe_fs_private_dir(const char *dir, int flags, char *err, size_t errlen)
     if (S_ISLNK(st.st_mode))
         return fail(ELOOP, err, errlen, "refusing %s: it is a symbolic link", p);
     if (!S_ISDIR(st.st_mode)) return fail(ENOTDIR, err, errlen, "%s is not a directory", p);
+    char real[PATH_MAX];
+    if (realpath(p, real) && strcmp(real, p) && resolved_parents_ok(real, dir, err, errlen))
+        return -1;
     int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st)) {
         int e = errno;

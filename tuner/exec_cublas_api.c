@@ -2,6 +2,8 @@
  * untrusted input: it chooses only the major version number, never a path. */
 #include "tuner/exec_cublas_api.h"
 
+#include "core/fs_safe.h"
+
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,7 +11,8 @@
 #include <unistd.h>
 
 /* lib_dir is usable: absolute, a real directory, not writable by group or
- * others (else anyone could plant a library the tuner runs). */
+ * others, its parents not open to another user's renames (else anyone could
+ * plant a library the tuner runs). */
 static int dir_ok(const char *dir, char *err, size_t errlen)
 {
     struct stat st;
@@ -24,6 +27,10 @@ static int dir_ok(const char *dir, char *err, size_t errlen)
     if (st.st_uid != geteuid() && st.st_uid != 0)
         return snprintf(err, errlen, "AOE_CUBLAS_LIB_DIR=%s: owned by another user; not used", dir),
                -1;
+    /* and its parents: one another user can rename entries in could swap it */
+    char why[512];
+    if (aoe_fs_private_dir(dir, AOE_FS_ROOT_OK, why, sizeof why))
+        return snprintf(err, errlen, "AOE_CUBLAS_LIB_DIR=%s: %s; not used", dir, why), -1;
     return 0;
 }
 

@@ -99,7 +99,10 @@ refuse oom_buffer 'args\[0\]: allocating 8192 bytes: cuMemAlloc_v2: CUDA_ERROR_O
 mkdir -m 777 "$T/open"
 refuse libdir 'AOE_CUBLAS_LIB_DIR=.*: writable by group or others; not used' "$T/big.job" AOE_CUBLAS_LIB_DIR="$T/open"
 refuse relative 'AOE_CUBLAS_LIB_DIR=lib: not an absolute path' "$T/big.job" AOE_CUBLAS_LIB_DIR=lib
-echo "gemm_tune: refused with one message: library version, library major, device, out of memory, library directory"
+mkdir -m 700 "$T/open/lib" # private itself, but under a directory anyone can rename entries in
+refuse libdir_parent 'AOE_CUBLAS_LIB_DIR=.*: refusing .*: other users can write its parent .*/open' \
+  "$T/big.job" AOE_CUBLAS_LIB_DIR="$T/open/lib"
+echo "gemm_tune: refused with one message: library version, library major, device, out of memory, library directory (and its parents)"
 
 # 4. AOE_CUBLAS_LIB_DIR: the library there is loaded first (a copy of the
 # fake; the search path alone would not find one).

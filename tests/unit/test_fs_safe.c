@@ -101,6 +101,26 @@ Test(fs_safe, private_dir_refuses_link_and_other_writable)
     cr_assert_eq(aoe_fs_private_dir(at("open/sub"), 0, err, sizeof err), 0, "%s", err);
 }
 
+/* A link of ours on the way (~/work -> /proj/team/u) leads under a directory
+ * others may write without the sticky bit: they could rename u away and put
+ * their own directory there after the check. The parents of where the path
+ * leads are checked as its written parents are; it used to be accepted. */
+Test(fs_safe, private_dir_checks_where_a_link_on_the_way_leads)
+{
+    char err[512];
+    cr_assert_eq(mkdir(at("team"), 0700), 0);
+    cr_assert_eq(mkdir(at("team/u"), 0700), 0);
+    cr_assert_eq(chmod(at("team"), 0777), 0);
+    cr_assert_eq(mkdir(at("home"), 0700), 0);
+    cr_assert_eq(symlink(at("team/u"), at("home/work")), 0);
+    cr_assert_eq(aoe_fs_private_dir(at("home/work/bank"), AOE_FS_CREATE, err, sizeof err), -1);
+    cr_assert(strstr(err, "other users can write its parent") && strstr(err, at("team")), "%s",
+              err);
+    cr_assert_eq(chmod(at("team"), 01777), 0); /* sticky, like /tmp: accepted */
+    cr_assert_eq(aoe_fs_private_dir(at("home/work/bank"), AOE_FS_CREATE, err, sizeof err), 0, "%s",
+                 err);
+}
+
 Test(fs_safe, private_dir_tightens_ours)
 {
     char err[512];
