@@ -393,8 +393,11 @@ int aoe_cmd_run(int argc, char **argv)
     if (aoe_cli_config(&cfg)) return AOE_EXIT_FAIL;
     const char *work = cfg.text[AOE_CFG_WORK_PATH];
     const char *result_dir = (work && *work) ? work : ".";
+    /* File times come from the kernel's coarse clock, up to a tick behind
+     * the precise one: a program quicker than a tick would write result
+     * files that look older than its start (and be left out). */
     struct timespec start;
-    clock_gettime(CLOCK_REALTIME, &start);
+    clock_gettime(CLOCK_REALTIME_COARSE, &start);
     fflush(NULL);
     /* Set before the fork (exec gives the program the default actions back),
      * so that no signal in between ends aoe run alone. */

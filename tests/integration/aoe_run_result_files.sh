@@ -5,7 +5,9 @@
 # block aoe run forever after the program ended; a link was followed and
 # another user's file read into the summary. Now only the user's own regular
 # files count; each other entry is named once, and aoe run ends with the
-# program's status.
+# program's status. The program here ends within a clock tick: its result
+# file, stamped by the kernel's coarse clock, used to look older than the
+# run's start and be left out (half the runs).
 set -euo pipefail
 . "$(dirname "$0")/shim_helpers.bash"
 W=$AOE_WORK_PATH
