@@ -4,8 +4,9 @@
 # that makes the input image and checksums the output; n-body runs without
 # OpenGL). Under the shim with a fresh bank their output is identical to a
 # run without it: once with PYOPENCL_NO_CACHE=1 (programs from source), and
-# warm, where pyopencl creates the programs from its binary cache. Their
-# NULL-local-size kernels get captured, tuned, and launched tuned.
+# warm, where pyopencl creates the programs from its binary cache. Two of
+# their NULL-local-size kernels (AOE_TUNE_OPS: medianFilter, Potential) get
+# captured, tuned, and launched tuned; the others run as filtered operators.
 #
 # n-body is racy by itself: its integrators read every body's position and
 # write positions in place, with only a work-group barrier between, so when
@@ -31,6 +32,11 @@ def imsave(name, arr):
     print("output checksum=%s" % h)
 PY
 export AOE_MAX_EVALS=3
+# Two kernels tuned (the filter, and n-body's Potential, whose result the
+# output check covers); the others run under the shim as filtered operators,
+# which keeps the tuner's share of this test to a few seconds.
+printf 'medianFilter\nPotential\n' >"$T/tune_ops"
+export AOE_TUNE_OPS="$T/tune_ops"
 export PYTHONPATH="$T/stub" XDG_CACHE_HOME="$T/cache" PYOPENCL_CTX=0
 median() { (cd "$T" && "$PY" "$ex/median-filter.py") 2>/dev/null | grep 'checksum='; }
 nbody() { "$PY" "$ex/n-body.py" -n 64 -i 2 2>/dev/null | grep -E 'Energy estimated|Center Of Mass'; }
@@ -64,7 +70,7 @@ wait_drained "$AOE_WORK_PATH/spool" 300 # a loaded CI machine: minutes
 "$AOE" bank list >"$T/bank.txt"
 grep -q medianFilter "$T/bank.txt" ||
   fail "medianFilter not tuned: $(cat "$AOE_WORK_PATH"/spool/*.failed.txt "$AOE_WORK_PATH/spool/tuner.log" 2>&1 | tail -20)"
-grep -qE 'Kinetic|ImplicitEuler|Potential' "$T/bank.txt" ||
+grep -qE ' Potential ' "$T/bank.txt" ||
   fail "no n-body kernel tuned: $(tail -20 "$AOE_WORK_PATH/spool/tuner.log")"
 rm -f "$AOE_WORK_PATH"/aoe_result_opat_*.json
 cmp_runs "no cache, tuned" PYOPENCL_NO_CACHE=1
