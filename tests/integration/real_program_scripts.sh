@@ -45,7 +45,7 @@ grep -q "^captured again in the second run (kernel: jobs): " "$T/silx" || fail "
 
 # nlmeans: a tiny video, 2 pairs, small budgets
 command -v ffmpeg >/dev/null || fail "ffmpeg is not installed (scripts/setup installs it)"
-AOE_MAX_EVALS=4 AOE_TIME_LIMIT=10 "$nlm" --build "$B" --size 96x64 --frames 2 --pairs 2 >"$T/nlm" 2>&1 ||
+AOE_MAX_EVALS=2 AOE_TIME_LIMIT=10 "$nlm" --build "$B" --size 96x64 --frames 2 --pairs 2 >"$T/nlm" 2>&1 ||
   fail "bench/nlmeans failed: $(cat "$T/nlm")"
 grep -q '^MD5 identical in all 5 runs: [0-9a-f]\{32\}$' "$T/nlm" || fail "MD5 line: $(cat "$T/nlm")"
 grep -q '^ratio tuned/untuned over 2 pairs: median [0-9.]*, min [0-9.]*, max [0-9.]*$' "$T/nlm" ||
