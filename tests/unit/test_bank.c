@@ -643,6 +643,28 @@ static void on_problem(void *ctx, const char *fp, const char *key, const char *m
     if (!p->n++) snprintf(p->msg, sizeof p->msg, "%s", message);
 }
 
+/* The bank's (first) fingerprint database, opened with LMDB directly in a
+ * write transaction: for changes behind the bank's back. */
+static MDB_dbi raw_fingerprint_db(MDB_env **env, MDB_txn **txn)
+{
+    MDB_dbi meta, dbi;
+    MDB_cursor *cur;
+    cr_assert_eq(mdb_env_create(env), 0);
+    mdb_env_set_maxdbs(*env, 8);
+    cr_assert_eq(mdb_env_open(*env, bankdir, 0, 0600), 0);
+    cr_assert_eq(mdb_txn_begin(*env, NULL, 0, txn), 0);
+    cr_assert_eq(mdb_dbi_open(*txn, "meta", 0, &meta), 0);
+    MDB_val mk = {3, "fp:"}, md;
+    cr_assert_eq(mdb_cursor_open(*txn, meta, &cur), 0);
+    cr_assert_eq(mdb_cursor_get(cur, &mk, &md, MDB_SET_RANGE), 0);
+    char name[64];
+    memcpy(name, mk.mv_data, mk.mv_size);
+    name[mk.mv_size] = '\0';
+    mdb_cursor_close(cur);
+    cr_assert_eq(mdb_dbi_open(*txn, name, 0, &dbi), 0);
+    return dbi;
+}
+
 Test(bank, verify_finds_an_undecodable_record)
 {
     aoe_bank *b = open_rw();
@@ -661,21 +683,7 @@ Test(bank, verify_finds_an_undecodable_record)
     /* write a bad value under the fingerprint's database behind the bank's back */
     MDB_env *env;
     MDB_txn *txn;
-    MDB_dbi meta, dbi;
-    cr_assert_eq(mdb_env_create(&env), 0);
-    mdb_env_set_maxdbs(env, 8);
-    cr_assert_eq(mdb_env_open(env, bankdir, 0, 0600), 0);
-    cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
-    cr_assert_eq(mdb_dbi_open(txn, "meta", 0, &meta), 0);
-    MDB_cursor *cur;
-    MDB_val mk = {3, "fp:"}, md;
-    cr_assert_eq(mdb_cursor_open(txn, meta, &cur), 0);
-    cr_assert_eq(mdb_cursor_get(cur, &mk, &md, MDB_SET_RANGE), 0);
-    char name[64];
-    memcpy(name, mk.mv_data, mk.mv_size);
-    name[mk.mv_size] = '\0';
-    mdb_cursor_close(cur);
-    cr_assert_eq(mdb_dbi_open(txn, name, 0, &dbi), 0);
+    MDB_dbi dbi = raw_fingerprint_db(&env, &txn);
     uint8_t key[16] = {9};
     MDB_val k2 = {16, key}, d2 = {5, "AOER\x01"};
     cr_assert_eq(mdb_put(txn, dbi, &k2, &d2, 0), 0);
@@ -699,21 +707,9 @@ static void only_record(int version, uint8_t head[6])
 {
     MDB_env *env;
     MDB_txn *txn;
-    MDB_dbi meta, dbi;
+    MDB_dbi dbi = raw_fingerprint_db(&env, &txn);
     MDB_cursor *cur;
-    cr_assert_eq(mdb_env_create(&env), 0);
-    mdb_env_set_maxdbs(env, 8);
-    cr_assert_eq(mdb_env_open(env, bankdir, 0, 0600), 0);
-    cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
-    cr_assert_eq(mdb_dbi_open(txn, "meta", 0, &meta), 0);
-    MDB_val mk = {3, "fp:"}, md, k, d;
-    cr_assert_eq(mdb_cursor_open(txn, meta, &cur), 0);
-    cr_assert_eq(mdb_cursor_get(cur, &mk, &md, MDB_SET_RANGE), 0);
-    char name[64];
-    memcpy(name, mk.mv_data, mk.mv_size);
-    name[mk.mv_size] = '\0';
-    mdb_cursor_close(cur);
-    cr_assert_eq(mdb_dbi_open(txn, name, 0, &dbi), 0);
+    MDB_val k, d;
     cr_assert_eq(mdb_cursor_open(txn, dbi, &cur), 0);
     cr_assert_eq(mdb_cursor_get(cur, &k, &d, MDB_FIRST), 0);
     uint8_t buf[4096];
