@@ -4,8 +4,40 @@
  * its entry points for the exit and fork. */
 #include "hooks/cublas_internal.h"
 
+#include "core/fs_safe.h"
+#include "core/log.h"
+
+#include <dlfcn.h>
+#include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* For the background tuner: the directory of the cuBLASLt this program
+ * loaded, as AOE_CUBLAS_LIB_DIR. A pip wheel keeps it in site-packages,
+ * which only the program's own libraries search, so the tuner would not
+ * find it by name. Only a directory the tuner accepts (yours or root's,
+ * nobody else can write it or rename it away), else the tuner searches by
+ * name as before. */
+static int tuner_env(char *buf, size_t len)
+{
+    void *p =
+        atomic_load_explicit(&aoe_cb_real_ptr[AOE_CBF_cublasLtGetVersion], memory_order_relaxed);
+    Dl_info info;
+    if (!p || !dladdr(p, &info) || !info.dli_fname || info.dli_fname[0] != '/') return -1;
+    char dir[PATH_MAX], real[PATH_MAX], err[512];
+    snprintf(dir, sizeof dir, "%s", info.dli_fname);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return -1;
+    *slash = '\0';
+    if (!realpath(dir, real) || aoe_fs_private_dir(real, AOE_FS_ROOT_OK, err, sizeof err)) {
+        AOE_DEBUG("the tuner is not told where cuBLASLt lies (%s): it searches by name", dir);
+        return -1;
+    }
+    int n = snprintf(buf, len, "AOE_CUBLAS_LIB_DIR=%s", real);
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
 
 /* PyTorch's wheels load both from the nvidia-cublas wheel (RTLD_LOCAL
  * through the extension module): found by soname when RTLD_NEXT misses. */
@@ -28,6 +60,7 @@ const aoe_runtime aoe_runtime_cublas = {
     .build_variants = NULL, /* a library call builds no program */
     .flush_counts = aoe_cb_flush_counts,
     .atfork_child = aoe_cb_atfork_child,
+    .tuner_env = tuner_env,
 };
 
 #define AOE_CB_NAME(fn) #fn,

@@ -21,7 +21,7 @@ if [ ! -e "$FAKELIB/libcublasLt.so.13" ]; then
   echo "shim_cublas: skipped: no $FAKELIB/libcublasLt.so.13 (configured without CUDA headers)"
   exit 77
 fi
-unset FAKECUBLAS_CATALOGUE FAKECUBLAS_VERSION FAKECUBLAS_NO_DRIVER CUBLAS_WORKSPACE_CONFIG \
+unset AOE_CUBLAS_LIB_DIR FAKECUBLAS_CATALOGUE FAKECUBLAS_VERSION FAKECUBLAS_NO_DRIVER CUBLAS_WORKSPACE_CONFIG \
   PYTORCH_TUNABLEOP_ENABLED AOE_TUNE_GEMM GEMM_TORCHLIKE_OFFSET GEMM_TORCHLIKE_MATH GEMM_TORCHLIKE_DLOPEN \
   GEMM_TORCHLIKE_STREAM_LAST
 client=$B/clients/gemm_torchlike
@@ -245,6 +245,21 @@ has 'captured gemm blas f32 TN 24x3x40 (libgemm_module.so:gemm_module_run)'
 [ "$(json "$(ls "$T"/cu12/spool/*.job)" 'r["runtime_extra"]["gemm"]["library_version"]')" = 120800 ] ||
   fail "the CUDA 12 job: $(cat "$T"/cu12/spool/*.job)"
 echo "shim_cublas: a CUDA 12 cuBLAS loaded RTLD_LOCAL is found; its calls work and are captured"
+
+# Online, with the library reached only through the module's RUNPATH (a
+# wheel's site-packages): the shim tells the background tuner where the
+# program's cuBLASLt lies (AOE_CUBLAS_LIB_DIR). The tuner used to search by
+# name and fail ("cannot load libcublasLt.so.12").
+mkdir -p "$T/cu12on"
+out=$(LD_LIBRARY_PATH=$B/fakecuda FAKECUBLAS_VERSION=120800 AOE_WORK_PATH=$T/cu12on AOE_TUNE_MODE=online \
+  TUNE_BANK_PATH=$T/bank_cu12 LD_PRELOAD="$HOOK" "$B/clients/gemm_module_host" \
+  "$B/fakecublas12/libgemm_module.so" 2>&1) || fail "the CUDA 12 module failed online: $out"
+has "background tuner gets AOE_CUBLAS_LIB_DIR=$(realpath "$B/fakecublas12")$"
+wait_drained "$T/cu12on/spool" 120
+TUNE_BANK_PATH=$T/bank_cu12 "$AOE" bank list >"$T/cu12.list"
+grep -q "^[0-9a-f]\{32\} *gemm " "$T/cu12.list" ||
+  fail "not tuned: $(cat "$T/cu12.list" "$T/cu12on/spool/tuner.log" "$T"/cu12on/spool/*.failed.txt 2>&1)"
+echo "shim_cublas: the background tuner loads the cuBLAS the program loaded, from its directory"
 
 # 4. cublasLtMatmul with the program's own algorithm: observed, not changed.
 out=$(LD_LIBRARY_PATH=$FAKE LD_PRELOAD="$HOOK" "$B/clients/lt_probe" planted 6 2>&1) || fail "lt_probe: $out"
