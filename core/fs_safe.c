@@ -56,17 +56,16 @@ static int parent_ok(const char *p, const char *dir, int create, char *err, size
     return 0;
 }
 
-/* Every parent of the resolved path `real`, checked as the written path's
- * were: a link of ours (~/work -> /proj/team/u) must not lead under a
- * directory another user can rename entries in. */
-static int resolved_parents_ok(char *real, const char *dir, char *err, size_t errlen)
+/* parent_ok for every parent of path p (cut at each '/' in turn and
+ * restored): "." first for a relative path, "/" for an absolute one. */
+static int parents_ok(char *p, const char *dir, int create, char *err, size_t errlen)
 {
-    if (real[0] != '/') return 0;
-    if (real[1] && parent_ok("/", dir, 0, err, errlen)) return -1;
-    for (char *s = real + 1; *s; s++) {
+    if (p[0] != '/' && parent_ok(".", dir, 0, err, errlen)) return -1;
+    if (p[0] == '/' && p[1] && parent_ok("/", dir, 0, err, errlen)) return -1;
+    for (char *s = p + 1; *s; s++) {
         if (*s != '/') continue;
         *s = '\0';
-        int rc = parent_ok(real, dir, 0, err, errlen);
+        int rc = parent_ok(p, dir, create, err, errlen);
         *s = '/';
         if (rc) return -1;
     }
@@ -82,15 +81,7 @@ int aoe_fs_private_dir(const char *dir, int flags, char *err, size_t errlen)
     memcpy(p, dir, len + 1);
     while (len > 1 && p[len - 1] == '/') p[--len] = '\0';
     int create = (flags & AOE_FS_CREATE) != 0;
-    if (p[0] != '/' && parent_ok(".", dir, 0, err, errlen)) return -1;
-    if (p[0] == '/' && len > 1 && parent_ok("/", dir, 0, err, errlen)) return -1;
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/') continue;
-        *s = '\0';
-        int rc = parent_ok(p, dir, create, err, errlen);
-        *s = '/';
-        if (rc) return -1;
-    }
+    if (parents_ok(p, dir, create, err, errlen)) return -1;
     struct stat st;
     if (lstat(p, &st)) {
         if (errno != ENOENT || !create)
@@ -102,9 +93,10 @@ int aoe_fs_private_dir(const char *dir, int flags, char *err, size_t errlen)
     if (S_ISLNK(st.st_mode))
         return fail(ELOOP, err, errlen, "refusing %s: it is a symbolic link", p);
     if (!S_ISDIR(st.st_mode)) return fail(ENOTDIR, err, errlen, "%s is not a directory", p);
+    /* and where it leads: a link of ours on the way (~/work -> /proj/team/u)
+     * must not lead under a directory another user can rename entries in */
     char real[PATH_MAX];
-    if (realpath(p, real) && strcmp(real, p) && resolved_parents_ok(real, dir, err, errlen))
-        return -1;
+    if (realpath(p, real) && strcmp(real, p) && parents_ok(real, dir, 0, err, errlen)) return -1;
     int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st)) {
         int e = errno;
