@@ -78,7 +78,7 @@
     X(GEMM_LIB_DIR, "AOE_CUBLAS_LIB_DIR", AOE_CFG_PATH, "", NULL,                                  \
       "Directory the GEMM tuner loads libcublasLt.so.<major> from before "                         \
       "the system's search path (absolute; only its owner may write it). "                         \
-      "Unset, the shim gives the background tuner the directory of the "                           \
-      "cuBLASLt the program loaded (a pip wheel's), when it passes the same checks.")
+      "Unset, each GEMM job names the directory of the cuBLASLt its "                              \
+      "program loaded (a pip wheel's), used when it passes the same checks.")
 
 #endif

@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "preload/reclaim.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +80,9 @@ aoe_key aoe_cb_key(const char *fingerprint, const aoe_gemm_desc *g)
 
 static int make_job(const aoe_libcall_desc *d, aoe_job *job)
 {
-    return aoe_gemm_job_make(job, d->fingerprint, (const aoe_gemm_desc *)d->ctx);
+    char dir[PATH_MAX];
+    return aoe_gemm_job_make(job, d->fingerprint, (const aoe_gemm_desc *)d->ctx,
+                             aoe_cb_lib_dir(dir) ? NULL : dir);
 }
 
 static atomic_int g_said_bad_desc;

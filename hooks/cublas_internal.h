@@ -107,6 +107,10 @@ extern uint32_t aoe_cb_lt_version, aoe_cb_blas_version;
  * process since the gate: every path is switched off (said once). 0 when
  * the libraries are still unambiguous. */
 int aoe_cb_recheck_libraries(void);
+/* The realpath of the directory of the loaded cuBLASLt into out (PATH_MAX
+ * bytes) when the tuner may load from it: 0, else -1 (hooks/cublas_runtime.c).
+ * For a GEMM job; no lock (fork). */
+int aoe_cb_lib_dir(char *out);
 
 /* ---- device fingerprints (cublas_device.c) ---- */
 /* The interned fingerprint of the current device, through the already loaded

@@ -9,34 +9,59 @@
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* For the background tuner: the directory of the cuBLASLt this program
- * loaded, as AOE_CUBLAS_LIB_DIR. A pip wheel keeps it in site-packages,
- * which only the program's own libraries search, so the tuner would not
- * find it by name. Only a directory the tuner accepts (yours or root's,
- * nobody else can write it or rename it away), else the tuner searches by
- * name as before. */
-static int tuner_env(char *buf, size_t len)
+/* For the GEMM jobs: the directory of the cuBLASLt this program loaded
+ * (runtime_extra.cublas_dir). A pip wheel keeps it in site-packages, which
+ * only the program's own libraries search, so the tuner would not find it
+ * by name; and the tuner, shared by every program of the spool, measures
+ * each job with that job's library, not with the one of the program that
+ * started it. Only a directory the tuner accepts (yours or root's, nobody
+ * else can write it or rename it away); else the tuner searches by name.
+ * Worked out once: one cuBLAS per process (a second is refused). */
+static atomic_int g_dir_state; /* 0: not yet, 1: g_dir, -1: none, 2: being written */
+static char g_dir[PATH_MAX];
+
+static int find_lib_dir(char *out)
 {
     void *p =
         atomic_load_explicit(&aoe_cb_real_ptr[AOE_CBF_cublasLtGetVersion], memory_order_relaxed);
+    if (!p) p = aoe_cb_resolve(AOE_CBF_cublasLtGetVersion);
     Dl_info info;
-    if (!p || !dladdr(p, &info) || !info.dli_fname || info.dli_fname[0] != '/') return -1;
-    char dir[PATH_MAX], real[PATH_MAX], err[512];
+    if (!p || !dladdr(p, &info) || !info.dli_fname || info.dli_fname[0] != '/') return 0;
+    char dir[PATH_MAX], err[512];
     snprintf(dir, sizeof dir, "%s", info.dli_fname);
     char *slash = strrchr(dir, '/');
     if (!slash || slash == dir) return -1;
     *slash = '\0';
-    if (!realpath(dir, real) || aoe_fs_private_dir(real, AOE_FS_ROOT_OK, err, sizeof err)) {
-        AOE_DEBUG("the tuner is not told where cuBLASLt lies (%s): it searches by name", dir);
+    snprintf(err, sizeof err, "%s", "no real path");
+    if (!realpath(dir, out) || aoe_fs_private_dir(out, AOE_FS_ROOT_OK, err, sizeof err)) {
+        AOE_DEBUG("GEMM jobs do not name where cuBLASLt lies (%s: %s): the tuner searches by name",
+                  dir, err);
         return -1;
     }
-    int n = snprintf(buf, len, "AOE_CUBLAS_LIB_DIR=%s", real);
-    return n > 0 && (size_t)n < len ? 0 : -1;
+    return 1;
+}
+
+int aoe_cb_lib_dir(char *out)
+{
+    int st = atomic_load_explicit(&g_dir_state, memory_order_acquire);
+    if (st == 1) {
+        memcpy(out, g_dir, sizeof g_dir);
+        return 0;
+    }
+    if (st == -1) return -1;
+    int found = find_lib_dir(out); /* also while another thread publishes its own */
+    int expect = 0;
+    if (found && atomic_compare_exchange_strong(&g_dir_state, &expect, 2)) {
+        if (found == 1) memcpy(g_dir, out, sizeof g_dir);
+        atomic_store_explicit(&g_dir_state, found, memory_order_release);
+    }
+    return found == 1 ? 0 : -1;
 }
 
 /* PyTorch's wheels load both from the nvidia-cublas wheel (RTLD_LOCAL
@@ -60,7 +85,6 @@ const aoe_runtime aoe_runtime_cublas = {
     .build_variants = NULL, /* a library call builds no program */
     .flush_counts = aoe_cb_flush_counts,
     .atfork_child = aoe_cb_atfork_child,
-    .tuner_env = tuner_env,
 };
 
 #define AOE_CB_NAME(fn) #fn,

@@ -121,10 +121,18 @@ int aoe_job_is_gemm(const aoe_job *job);
 
 /* Fills a job (zeroed first) for the call: runtime "cublas", op "gemm",
  * the fingerprint, synthetic typed buffers A, B, C, D [, bias] of the
- * operands' sizes, runtime_extra {"gemm": ...} and the key. The strings and
- * arguments are the job's own (aoe_job_free). Returns 0, or -1 (errno EINVAL
- * for a description that fails the check, ENOMEM). */
-int aoe_gemm_job_make(aoe_job *job, const char *fingerprint, const aoe_gemm_desc *d);
+ * operands' sizes, runtime_extra {"gemm": ..., "cublas_dir": lib_dir} and
+ * the key. lib_dir: the directory of the cuBLASLt the program loaded
+ * (absolute), or NULL or "" when unknown; it is not part of the key. The
+ * strings and arguments are the job's own (aoe_job_free). Returns 0, or -1
+ * (errno EINVAL for a description that fails the check or a relative
+ * lib_dir, ENOMEM). */
+int aoe_gemm_job_make(aoe_job *job, const char *fingerprint, const aoe_gemm_desc *d,
+                      const char *lib_dir);
+
+/* The job's runtime_extra.cublas_dir into out ("" when absent). Returns 0,
+ * or -1 with a message when it is not an absolute path shorter than len. */
+int aoe_gemm_job_lib_dir(const aoe_job *job, char *out, size_t len, char *err, size_t errlen);
 
 /* The description a GEMM job carries, checked against its arguments (count,
  * kind, element type, size). Returns 0, or -1 with a message naming the field

@@ -255,10 +255,12 @@ int aoe_gemm_from_job(const aoe_job *job, aoe_gemm_desc *d, char *err, size_t er
     return 0;
 }
 
-int aoe_gemm_job_make(aoe_job *job, const char *fingerprint, const aoe_gemm_desc *d)
+int aoe_gemm_job_make(aoe_job *job, const char *fingerprint, const aoe_gemm_desc *d,
+                      const char *lib_dir)
 {
     memset(job, 0, sizeof *job);
-    if (!fingerprint || aoe_gemm_desc_check(d, NULL, 0)) {
+    if (lib_dir && !*lib_dir) lib_dir = NULL;
+    if (!fingerprint || aoe_gemm_desc_check(d, NULL, 0) || (lib_dir && lib_dir[0] != '/')) {
         errno = EINVAL;
         return -1;
     }
@@ -266,6 +268,7 @@ int aoe_gemm_job_make(aoe_job *job, const char *fingerprint, const aoe_gemm_desc
     cJSON *ex = cJSON_CreateObject(), *g = to_object(d);
     int ok = ex && g && cJSON_AddItemToObject(ex, "gemm", g);
     if (!ok) cJSON_Delete(g);
+    if (ok && lib_dir) ok = cJSON_AddStringToObject(ex, "cublas_dir", lib_dir) != NULL;
     job->format = AOE_JOB_FORMAT;
     job->op = AOE_OP_LIBRARY_CALL;
     job->runtime = strdup(AOE_GEMM_RUNTIME);
@@ -290,4 +293,24 @@ int aoe_gemm_job_make(aoe_job *job, const char *fingerprint, const aoe_gemm_desc
     }
     job->key = aoe_gemm_key(fingerprint, d);
     return 0;
+}
+
+int aoe_gemm_job_lib_dir(const aoe_job *job, char *out, size_t len, char *err, size_t errlen)
+{
+    if (len) out[0] = '\0';
+    cJSON *ex = job->runtime_extra ? cJSON_Parse(job->runtime_extra) : NULL;
+    const cJSON *dir = cJSON_GetObjectItemCaseSensitive(ex, "cublas_dir");
+    int rc = 0;
+    if (dir && !cJSON_IsNull(dir)) {
+        const char *s = cJSON_IsString(dir) ? dir->valuestring : NULL;
+        if (!s || s[0] != '/' || strlen(s) >= len)
+            rc = aoe_errf(err, errlen,
+                          "runtime_extra.cublas_dir: expected an absolute path of at most %zu "
+                          "characters",
+                          len ? len - 1 : 0);
+        else
+            memcpy(out, s, strlen(s) + 1);
+    }
+    cJSON_Delete(ex);
+    return rc;
 }

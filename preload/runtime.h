@@ -7,10 +7,9 @@
 #ifndef AOE_RUNTIME_H
 #define AOE_RUNTIME_H
 
-#include <stddef.h>
 #include <stdint.h>
 
-#define AOE_RUNTIME_VERSION 2
+#define AOE_RUNTIME_VERSION 1
 
 /* For code the dlsym wrapper runs: the sanitizer runtimes look their
  * interceptors' targets up with dlsym before their shadow memory exists. */
@@ -45,10 +44,6 @@ typedef struct aoe_runtime {
     void (*flush_counts)(void);
     /* Or NULL: forgets per-process state in a forked child (no I/O, no locks). */
     void (*atfork_child)(void);
-    /* Version 2. Or NULL: one NAME=VALUE the background tuner needs from this
-     * process (where the program's library lies), written into buf; returns
-     * 0, or -1 for none. Never overrides a NAME the environment has. */
-    int (*tuner_env)(char *buf, size_t len);
 } aoe_runtime;
 
 /* The compiled-in runtimes (preload/runtime_list.h), in list order, NULL-terminated. */

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -137,10 +138,25 @@ static bool aoe_itself(void)
     return real && real(RTLD_DEFAULT, "aoe_shim_stay_out");
 }
 
+/* Whether the kernel started this program in secure-execution mode: set-user-
+ * or set-group-ID, or with file capabilities. Its environment is then the
+ * invoking user's, not its own: a bank, spool or result path from it would be
+ * written and a tuner started with the program's privileges. glibc drops
+ * LD_PRELOAD paths in this mode, but a shim listed in /etc/ld.so.preload or
+ * linked in is still loaded, so it passes everything through. */
+static bool secure_execution(void)
+{
+    return getauxval(AT_SECURE) != 0;
+}
+
 static void init_once(void)
 {
     if (aoe_itself()) {
         AOE_DEBUG("inside AOE's own aoe process: the shim stays out");
+        return;
+    }
+    if (secure_execution()) {
+        AOE_DEBUG("a set-user-ID, set-group-ID or capability-raised program: the shim stays out");
         return;
     }
     keep_standard_fds();

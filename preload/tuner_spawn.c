@@ -48,44 +48,15 @@ static bool tuner_running(void)
     return busy;
 }
 
-/* Each runtime's NAME=VALUE for the tuner (runtime.h: tuner_env). */
-#define EXTRA_ENV 4
-typedef struct {
-    int n;
-    char var[EXTRA_ENV][4200];
-} extra_env;
-
-static void add_extra(const aoe_runtime *rt, void *ctx)
-{
-    extra_env *x = ctx;
-    char *v = x->var[x->n];
-    if (x->n == EXTRA_ENV || rt->version < 2 || !rt->tuner_env ||
-        rt->tuner_env(v, sizeof x->var[0]))
-        return;
-    const char *eq = strchr(v, '=');
-    if (!eq || eq == v) return;
-    for (size_t i = 0; environ && environ[i]; i++) /* the user's own setting wins */
-        if (!strncmp(environ[i], v, (size_t)(eq - v) + 1)) return;
-    AOE_DEBUG("background tuner gets %s", v);
-    x->n++;
-}
-
 static int spawn(const char *aoe, int logfd)
 {
-    extra_env *extra = calloc(1, sizeof *extra);
-    if (!extra) return ENOMEM;
-    aoe_runtime_each(add_extra, extra);
     size_t n = 0;
     while (environ && environ[n]) n++;
-    char **env = calloc(n + (size_t)extra->n + 1, sizeof *env);
-    if (!env) {
-        free(extra);
-        return ENOMEM;
-    }
+    char **env = calloc(n + 1, sizeof *env);
+    if (!env) return ENOMEM;
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (strncmp(environ[i], "LD_PRELOAD=", 11)) env[m++] = environ[i];
-    for (int i = 0; i < extra->n; i++) env[m++] = extra->var[i];
     char idle[32];
     snprintf(idle, sizeof idle, "%ld", aoe_shim.cfg.num[AOE_CFG_TUNER_IDLE_EXIT]);
     char *argv[] = {(char *)aoe,        "tune",        "--spool",
@@ -117,7 +88,6 @@ static int spawn(const char *aoe, int logfd)
     posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     free(env);
-    free(extra);
     if (rc == 0) /* the intermediate exits as soon as it has forked the tuner */
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
         }

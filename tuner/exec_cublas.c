@@ -89,10 +89,22 @@ static aoe_exec_status gemm_open(const aoe_job *job, aoe_exec **out, char *detai
                  d->library);
         return AOE_EXEC_BAD_JOB;
     }
+    /* Your AOE_CUBLAS_LIB_DIR, else the directory of the program's own
+     * cuBLASLt: the tuner serves every program of the spool, each maybe
+     * with another cuBLAS (a CUDA 12 wheel beside the system's CUDA 13). */
     aoe_config cfg;
     aoe_config_load(&cfg, err, sizeof err); /* a bad variable elsewhere leaves this one set */
-    const char *dir = cfg.text[AOE_CFG_GEMM_LIB_DIR];
-    if (aoe_cublas_api_load(&ex->api, major, blas, dir[0] ? dir : NULL, err, sizeof err)) {
+    const char *dir = cfg.text[AOE_CFG_GEMM_LIB_DIR], *dir_name = "AOE_CUBLAS_LIB_DIR=";
+    char job_dir[4096];
+    if (!dir[0]) {
+        if (aoe_gemm_job_lib_dir(job, job_dir, sizeof job_dir, err, sizeof err)) {
+            snprintf(detail, len, "cublas: %s", err);
+            return AOE_EXEC_BAD_JOB;
+        }
+        dir = job_dir, dir_name = "the program's cuBLAS directory ";
+    }
+    if (aoe_cublas_api_load(&ex->api, major, blas, dir[0] ? dir : NULL, dir_name, err,
+                            sizeof err)) {
         snprintf(detail, len, "cublas: %s", err);
         return AOE_EXEC_NO_RUNTIME;
     }

@@ -13,24 +13,20 @@
 /* lib_dir is usable: absolute, a real directory, not writable by group or
  * others, its parents not open to another user's renames (else anyone could
  * plant a library the tuner runs). */
-static int dir_ok(const char *dir, char *err, size_t errlen)
+static int dir_ok(const char *dir, const char *name, char *err, size_t errlen)
 {
     struct stat st;
-    if (dir[0] != '/')
-        return snprintf(err, errlen, "AOE_CUBLAS_LIB_DIR=%s: not an absolute path", dir), -1;
+    if (dir[0] != '/') return snprintf(err, errlen, "%s%s: not an absolute path", name, dir), -1;
     if (lstat(dir, &st) || !S_ISDIR(st.st_mode))
-        return snprintf(err, errlen, "AOE_CUBLAS_LIB_DIR=%s: not a directory", dir), -1;
+        return snprintf(err, errlen, "%s%s: not a directory", name, dir), -1;
     if (st.st_mode & 022)
-        return snprintf(err, errlen, "AOE_CUBLAS_LIB_DIR=%s: writable by group or others; not used",
-                        dir),
-               -1;
+        return snprintf(err, errlen, "%s%s: writable by group or others; not used", name, dir), -1;
     if (st.st_uid != geteuid() && st.st_uid != 0)
-        return snprintf(err, errlen, "AOE_CUBLAS_LIB_DIR=%s: owned by another user; not used", dir),
-               -1;
+        return snprintf(err, errlen, "%s%s: owned by another user; not used", name, dir), -1;
     /* and its parents: one another user can rename entries in could swap it */
     char why[512];
     if (aoe_fs_private_dir(dir, AOE_FS_ROOT_OK, why, sizeof why))
-        return snprintf(err, errlen, "AOE_CUBLAS_LIB_DIR=%s: %s; not used", dir, why), -1;
+        return snprintf(err, errlen, "%s%s: %s; not used", name, dir, why), -1;
     return 0;
 }
 
@@ -57,12 +53,12 @@ static void *open_lib(const char *soname, const char *lib_dir, char *err, size_t
 }
 
 int aoe_cublas_api_load(aoe_cublas_api *api, unsigned major, int want_blas, const char *lib_dir,
-                        char *err, size_t errlen)
+                        const char *dir_name, char *err, size_t errlen)
 {
     char soname[64];
     memset(api, 0, sizeof *api);
     if (lib_dir && !*lib_dir) lib_dir = NULL;
-    if (lib_dir && dir_ok(lib_dir, err, errlen)) return -1;
+    if (lib_dir && dir_ok(lib_dir, dir_name, err, errlen)) return -1;
     if (aoe_cuda_driver_load(&api->cu, err, errlen)) return -1;
     snprintf(soname, sizeof soname, "libcublasLt.so.%u", major);
     if (!(api->lt = open_lib(soname, lib_dir, err, errlen))) return -1;

@@ -65,9 +65,10 @@ typedef struct {
 /* Loads libcuda.so.1 and libcublasLt.so.<major> (and, with want_blas,
  * libcublas.so.<major>: its version and AOE_CUBLAS_FUNCS): from lib_dir first when
  * it is not NULL (absolute, a directory nobody but its owner can write),
- * then the system's search path. 0, or -1 with one line in err. */
+ * then the system's search path. dir_name: how messages name lib_dir
+ * ("AOE_CUBLAS_LIB_DIR="). 0, or -1 with one line in err. */
 int aoe_cublas_api_load(aoe_cublas_api *api, unsigned major, int want_blas, const char *lib_dir,
-                        char *err, size_t errlen);
+                        const char *dir_name, char *err, size_t errlen);
 void aoe_cublas_api_unload(aoe_cublas_api *api);
 
 /* "CUBLAS_STATUS_NOT_SUPPORTED" style names of results. */

@@ -53,10 +53,14 @@ cublasStatus_t fc_property(libraryPropertyType type, int *value)
     }
 }
 
+#ifndef FC_DEFAULT_VERSION
+#define FC_DEFAULT_VERSION CUBLAS_VERSION
+#endif
+
 int fc_version(void)
 {
     const char *v = getenv("FAKECUBLAS_VERSION");
-    return v && *v ? atoi(v) : CUBLAS_VERSION;
+    return v && *v ? atoi(v) : FC_DEFAULT_VERSION;
 }
 
 void fc_load_driver(void)

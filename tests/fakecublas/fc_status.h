@@ -9,7 +9,8 @@ const char *fc_status_name(cublasStatus_t s);
 const char *fc_status_string(cublasStatus_t s);
 cublasStatus_t fc_property(libraryPropertyType type, int *value);
 /* The version both fakes report: FAKECUBLAS_VERSION (an integer such as
- * 140000) when set, so a test can pose as another release; else the headers'. */
+ * 140000) when set, so a test can pose as another release; else the headers'
+ * (the .so.13 fakes) or 120800 (the .so.12 ones: FC_DEFAULT_VERSION). */
 int fc_version(void);
 /* Loads the driver (libcuda.so.1, found through LD_LIBRARY_PATH: the fake in
  * $BUILD/fakecublas) as the real libraries do when a handle is created;

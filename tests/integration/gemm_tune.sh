@@ -23,11 +23,11 @@ fail() { echo "gemm_tune: $*" >&2; exit 1; }
 unset AOE_CUBLAS_LIB_DIR FAKECUDA_NAME FAKECUDA_SMS FAKECUDA_CC FAKECUDA_DRIVER FAKECUDA_MEM_BYTES
 export LD_LIBRARY_PATH=$B/fakecuda:$B/fakecublas FAKECUBLAS_CATALOGUE=$S/tests/data/gemm_catalogue.json
 FP='cuda|NVIDIA|NVIDIA H100 80GB HBM3|13000|cu=132|arch=sm_90'
-job() { # job FILE WORKSPACE VERSION [ALIGN_A]
+job() { # job FILE WORKSPACE VERSION [ALIGN_A [CUBLAS_DIR]]
   "$B/fakecuda/gemm_job_make" "$1" "$FP" "{\"path\":\"lt\",\"library\":\"cublasLt\",
     \"library_version\":$3,\"align_a\":${4:-16},\"a_type\":14,\"b_type\":14,\"c_type\":14,\"d_type\":14,
     \"compute_type\":68,\"scale_type\":0,\"transa\":1,\"transb\":0,\"m\":64,\"n\":64,\"k\":64,
-    \"lda\":64,\"ldb\":64,\"ldc\":64,\"ldd\":64,\"workspace_limit\":$2}"
+    \"lda\":64,\"ldb\":64,\"ldc\":64,\"ldd\":64,\"workspace_limit\":$2}" ${5:+"$5"}
 }
 field() { /usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]; print(eval(sys.argv[1]))' "$1"; }
 aoe() { "$B/bin/aoe" "$@"; }
@@ -102,7 +102,11 @@ refuse relative 'AOE_CUBLAS_LIB_DIR=lib: not an absolute path' "$T/big.job" AOE_
 mkdir -m 700 "$T/open/lib" # private itself, but under a directory anyone can rename entries in
 refuse libdir_parent 'AOE_CUBLAS_LIB_DIR=.*: refusing .*: other users can write its parent .*/open' \
   "$T/big.job" AOE_CUBLAS_LIB_DIR="$T/open/lib"
-echo "gemm_tune: refused with one message: library version, library major, device, out of memory, library directory (and its parents)"
+# the directory a job names (where the program's cuBLASLt lay) passes the same checks
+job "$T/opendir.job" 33554432 130100 16 "$T/open"
+refuse job_libdir "the program's cuBLAS directory .*/open: writable by group or others; not used" \
+  "$T/opendir.job"
+echo "gemm_tune: refused with one message: library version, library major, device, out of memory, library directory (and its parents, also the job's)"
 
 # 4. AOE_CUBLAS_LIB_DIR: the library there is loaded first (a copy of the
 # fake; the search path alone would not find one).
@@ -111,7 +115,14 @@ cp "$B/fakecublas/libcublasLt.so.13" "$T/lib/"
 j=$(LD_LIBRARY_PATH=$B/fakecuda AOE_CUBLAS_LIB_DIR=$T/lib TUNE_BANK_PATH=$T/bank4 aoe tune --json "$T/big.job" 2>/dev/null) ||
   fail "AOE_CUBLAS_LIB_DIR: $j"
 [ "$(field 'j["policy"]["params"]["algo"]' <<<"$j")" = 30 ] || fail "AOE_CUBLAS_LIB_DIR: $j"
-echo "gemm_tune: AOE_CUBLAS_LIB_DIR is searched before the system's path"
+# the job's directory, when AOE_CUBLAS_LIB_DIR is unset; the variable wins over it
+job "$T/libdir.job" 33554432 130100 16 "$T/lib"
+j=$(LD_LIBRARY_PATH=$B/fakecuda TUNE_BANK_PATH=$T/bank4b aoe tune --json "$T/libdir.job" 2>/dev/null) ||
+  fail "the job's cuBLAS directory: $j"
+[ "$(field 'j["policy"]["params"]["algo"]' <<<"$j")" = 30 ] || fail "the job's cuBLAS directory: $j"
+j=$(LD_LIBRARY_PATH=$B/fakecuda AOE_CUBLAS_LIB_DIR=$T/lib TUNE_BANK_PATH=$T/bank4c aoe tune --json \
+  "$T/opendir.job" 2>/dev/null) || fail "AOE_CUBLAS_LIB_DIR over the job's directory: $j"
+echo "gemm_tune: AOE_CUBLAS_LIB_DIR, else the job's directory, is searched before the system's path"
 
 # 5. Through a spool, as the shim queues it.
 SP=$T/spool

@@ -235,30 +235,42 @@ echo "shim_cublas: PYTORCH_TUNABLEOP_ENABLED=1: the heuristic is left to Tunable
 # loads a cu12 wheel's extension (gemm_module_host): its linked calls reach
 # the wrappers, which found no library (they knew only .so.13) and failed
 # every call, handle creation first. Now they find it, and its GEMM is
-# captured as cuBLAS 12.
+# captured as cuBLAS 12, its job naming the library's directory.
 mkdir -p "$T/cu12"
-out=$(LD_LIBRARY_PATH=$B/fakecublas12:$B/fakecuda FAKECUBLAS_VERSION=120800 AOE_WORK_PATH=$T/cu12 \
+out=$(LD_LIBRARY_PATH=$B/fakecublas12:$B/fakecuda AOE_WORK_PATH=$T/cu12 \
   LD_PRELOAD="$HOOK" "$B/clients/gemm_module_host" "$B/fakecublas12/libgemm_module.so" 2>&1) ||
   fail "the CUDA 12 module failed under the shim: $out"
 has '^gemm_module: max relative error .*: ok$'
 has 'captured gemm blas f32 TN 24x3x40 (libgemm_module.so:gemm_module_run)'
-[ "$(json "$(ls "$T"/cu12/spool/*.job)" 'r["runtime_extra"]["gemm"]["library_version"]')" = 120800 ] ||
-  fail "the CUDA 12 job: $(cat "$T"/cu12/spool/*.job)"
+cu12job=$(ls "$T"/cu12/spool/*.job)
+[ "$(json "$cu12job" 'r["runtime_extra"]["gemm"]["library_version"]')" = 120800 ] ||
+  fail "the CUDA 12 job: $(cat "$cu12job")"
+[ "$(json "$cu12job" 'r["runtime_extra"]["cublas_dir"]')" = "$(realpath "$B/fakecublas12")" ] ||
+  fail "the CUDA 12 job does not name its library's directory: $(cat "$cu12job")"
 echo "shim_cublas: a CUDA 12 cuBLAS loaded RTLD_LOCAL is found; its calls work and are captured"
 
-# Online, with the library reached only through the module's RUNPATH (a
-# wheel's site-packages): the shim tells the background tuner where the
-# program's cuBLASLt lies (AOE_CUBLAS_LIB_DIR). The tuner used to search by
-# name and fail ("cannot load libcublasLt.so.12").
-mkdir -p "$T/cu12on"
-out=$(LD_LIBRARY_PATH=$B/fakecuda FAKECUBLAS_VERSION=120800 AOE_WORK_PATH=$T/cu12on AOE_TUNE_MODE=online \
-  TUNE_BANK_PATH=$T/bank_cu12 LD_PRELOAD="$HOOK" "$B/clients/gemm_module_host" \
-  "$B/fakecublas12/libgemm_module.so" 2>&1) || fail "the CUDA 12 module failed online: $out"
-has "background tuner gets AOE_CUBLAS_LIB_DIR=$(realpath "$B/fakecublas12")$"
-wait_drained "$T/cu12on/spool" 120
+# One tuner serves every program of the spool, in the environment of the one
+# that started it: here a CUDA 13 program's (the .so.13 fakes on its path).
+# It loads the CUDA 12 job's own library from the job's directory; it used to
+# search by name, get no libcublasLt.so.12 and fail the job for 7 days.
+TUNE_BANK_PATH=$T/bank_cu12 LD_LIBRARY_PATH=$FAKE "$AOE" tune --spool "$T/cu12/spool" \
+  >"$T/cu12.tune" 2>&1 || fail "aoe tune on the CUDA 12 job: $(cat "$T/cu12.tune")"
 TUNE_BANK_PATH=$T/bank_cu12 "$AOE" bank list >"$T/cu12.list"
 grep -q "^[0-9a-f]\{32\} *gemm " "$T/cu12.list" ||
-  fail "not tuned: $(cat "$T/cu12.list" "$T/cu12on/spool/tuner.log" "$T"/cu12on/spool/*.failed.txt 2>&1)"
+  fail "not tuned: $(cat "$T/cu12.tune" "$T/cu12.list" "$T"/cu12/spool/*.failed.txt 2>&1)"
+echo "shim_cublas: a tuner started from a CUDA 13 program tunes a CUDA 12 job with its own library"
+
+# Online, with the library reached only through the module's RUNPATH (a
+# wheel's site-packages, off the tuner's search path too): the background
+# tuner loads it from the job's directory.
+mkdir -p "$T/cu12on"
+out=$(LD_LIBRARY_PATH=$B/fakecuda AOE_WORK_PATH=$T/cu12on AOE_TUNE_MODE=online \
+  TUNE_BANK_PATH=$T/bank_cu12on LD_PRELOAD="$HOOK" "$B/clients/gemm_module_host" \
+  "$B/fakecublas12/libgemm_module.so" 2>&1) || fail "the CUDA 12 module failed online: $out"
+wait_drained "$T/cu12on/spool" 120
+TUNE_BANK_PATH=$T/bank_cu12on "$AOE" bank list >"$T/cu12on.list"
+grep -q "^[0-9a-f]\{32\} *gemm " "$T/cu12on.list" ||
+  fail "not tuned: $(cat "$T/cu12on.list" "$T/cu12on/spool/tuner.log" "$T"/cu12on/spool/*.failed.txt 2>&1)"
 echo "shim_cublas: the background tuner loads the cuBLAS the program loaded, from its directory"
 
 # 4. cublasLtMatmul with the program's own algorithm: observed, not changed.

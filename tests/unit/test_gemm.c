@@ -379,7 +379,7 @@ Test(gemm, job_write_read_same_desc_and_key)
     aoe_gemm_desc ds[3] = {linear_bf16(), bias_batched_f16(), sgemm()};
     for (int i = 0; i < 3; i++) {
         aoe_job j, r;
-        cr_assert_eq(aoe_gemm_job_make(&j, FP, &ds[i]), 0, "%s", strerror(errno));
+        cr_assert_eq(aoe_gemm_job_make(&j, FP, &ds[i], NULL), 0, "%s", strerror(errno));
         cr_expect(key_eq(j.key, aoe_gemm_key(FP, &ds[i])));
         cr_expect(key_eq(aoe_job_compute_key(&j), j.key), "the job keys like aoe_gemm_key");
         cr_expect_eq(j.nargs, aoe_gemm_nargs(&ds[i]));
@@ -410,7 +410,7 @@ static void expect_refused(void (*change)(cJSON *root), const char *message)
     aoe_gemm_desc d = bias_batched_f16();
     aoe_job j, r;
     char err[256] = "";
-    cr_assert_eq(aoe_gemm_job_make(&j, FP, &d), 0);
+    cr_assert_eq(aoe_gemm_job_make(&j, FP, &d, NULL), 0);
     cr_assert_eq(aoe_job_write(path_of("in.job"), &j), 0);
     FILE *f = fopen(path_of("in.job"), "r");
     cr_assert_not_null(f);
@@ -486,10 +486,10 @@ Test(gemm, writer_and_maker_refuse_what_the_reader_would)
     aoe_job j;
     d.lda = 1;
     errno = 0;
-    cr_expect_eq(aoe_gemm_job_make(&j, FP, &d), -1);
+    cr_expect_eq(aoe_gemm_job_make(&j, FP, &d, NULL), -1);
     cr_expect_eq(errno, EINVAL);
     d = linear_bf16();
-    cr_assert_eq(aoe_gemm_job_make(&j, FP, &d), 0);
+    cr_assert_eq(aoe_gemm_job_make(&j, FP, &d, NULL), 0);
     j.args[3].size += 2; /* D no longer matches the description */
     errno = 0;
     cr_expect_eq(aoe_job_write(path_of("bad.job"), &j), -1);
@@ -503,7 +503,7 @@ Test(gemm, other_library_calls_keep_their_keys)
 {
     aoe_gemm_desc d = sgemm();
     aoe_job j;
-    cr_assert_eq(aoe_gemm_job_make(&j, FP, &d), 0);
+    cr_assert_eq(aoe_gemm_job_make(&j, FP, &d, NULL), 0);
     aoe_key gemm_key = aoe_job_compute_key(&j);
     free(j.runtime);
     j.runtime = strdup("cublaslt");
@@ -771,4 +771,37 @@ Test(gemm, library_default_form)
     cr_expect(aoe_gemm_policy_is_library_default(&got.policy), "%s", text);
     aoe_bank_close(b2);
     free(text);
+}
+
+/* Where the program's cuBLASLt lies travels with the job (the tuner loads
+ * that one), survives a write and a read, and is not part of the key. */
+Test(gemm, the_library_directory_travels_outside_the_key)
+{
+    aoe_gemm_desc d = linear_bf16();
+    aoe_job j, plain, r;
+    char dir[64], err[256] = "";
+    cr_assert_eq(aoe_gemm_job_make(&j, FP, &d, "/opt/wheel/nvidia/cublas/lib"), 0);
+    cr_assert_eq(aoe_gemm_job_make(&plain, FP, &d, NULL), 0);
+    cr_expect(key_eq(j.key, plain.key), "the directory changed the key");
+    cr_assert_eq(aoe_job_write(path_of("dir.job"), &j), 0, "%s", strerror(errno));
+    cr_assert_eq(aoe_job_read(path_of("dir.job"), &r, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(aoe_gemm_job_lib_dir(&r, dir, sizeof dir, err, sizeof err), 0, "%s", err);
+    cr_expect_str_eq(dir, "/opt/wheel/nvidia/cublas/lib");
+    cr_expect_eq(aoe_gemm_job_lib_dir(&plain, dir, sizeof dir, err, sizeof err), 0);
+    cr_expect_str_eq(dir, "", "a job without one names none");
+    /* one that does not fit, and a relative one, are refused with the field's name */
+    cr_expect_eq(aoe_gemm_job_lib_dir(&r, dir, 8, err, sizeof err), -1);
+    cr_expect(strstr(err, "runtime_extra.cublas_dir: expected an absolute path") == err, "%s", err);
+    free(r.runtime_extra);
+    r.runtime_extra = strdup("{\"gemm\": {}, \"cublas_dir\": \"lib\"}");
+    cr_expect_eq(aoe_gemm_job_lib_dir(&r, dir, sizeof dir, err, sizeof err), -1);
+    free(r.runtime_extra);
+    r.runtime_extra = strdup("{\"gemm\": {}, \"cublas_dir\": 7}");
+    cr_expect_eq(aoe_gemm_job_lib_dir(&r, dir, sizeof dir, err, sizeof err), -1);
+    errno = 0;
+    aoe_job_free(&j);
+    cr_expect_eq(aoe_gemm_job_make(&j, FP, &d, "relative/lib"), -1);
+    cr_expect_eq(errno, EINVAL);
+    aoe_job_free(&plain);
+    aoe_job_free(&r);
 }
