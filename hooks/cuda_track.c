@@ -12,6 +12,7 @@
 #include "launch/ptr_table.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 
 #define MAX_MODULES 4096
@@ -29,23 +30,47 @@ static atomic_int g_said_full;
 
 static void full(const char *what)
 {
-    aoe_shim_log_once(&g_said_full, AOE_LOG_WARN,
-                      "more than %d CUDA %s: later ones are listed at their first launch only",
-                      what[0] == 'm' ? MAX_MODULES : MAX_FUNCS, what);
+    if (what[0] == 'm')
+        aoe_shim_log_once(&g_said_full, AOE_LOG_WARN,
+                          "more than %d CUDA modules: the kernels of later ones count as "
+                          "precompiled (never tuned)",
+                          MAX_MODULES);
+    else
+        aoe_shim_log_once(&g_said_full, AOE_LOG_WARN,
+                          "more than %d CUDA functions: later ones run untouched and unlisted",
+                          MAX_FUNCS);
+}
+
+/* The next record of a pool of max, or -1 when it is full. The count stops
+ * at max: a full pool's callers (every later cuModuleGetFunction) would
+ * otherwise push it on until it wrapped to a negative index. */
+static int claim(atomic_int *count, int max)
+{
+    int i = atomic_load_explicit(count, memory_order_relaxed);
+    do
+        if (i >= max) return -1;
+    while (!atomic_compare_exchange_weak_explicit(count, &i, i + 1, memory_order_relaxed,
+                                                  memory_order_relaxed));
+    return i;
 }
 
 void aoe_cu_track_module(const void *handle, const void *image, int kind)
 {
-    int i = atomic_fetch_add(&g_nmodules, 1);
-    if (i >= MAX_MODULES) {
+    int i = claim(&g_nmodules, MAX_MODULES);
+    if (i < 0) {
         full("modules");
         return;
     }
     aoe_cu_module *m = &g_module_pool[i];
     const void *start = image;
     m->kind = image ? aoe_cu_image_measure(image, &start, &m->len) : kind;
-    if (m->len) m->hash = aoe_cu_image_hash(start, m->len);
-    if (m->len && aoe_nvrtc_image_program)
+    /* A fatbin's bytes are never read: NVRTC's output is a cubin or PTX,
+     * and the CUDA runtime loads every fatbin of a program through these
+     * calls (libtorch_cuda's run to hundreds of MB: seconds of hashing, and
+     * pages lazy loading would never touch). */
+    bool read = m->len && m->kind != AOE_CU_IMAGE_FATBIN;
+    if (read) m->hash = aoe_cu_image_hash(start, m->len);
+    if (read && aoe_nvrtc_image_program)
         m->program = aoe_nvrtc_image_program(start, m->len, m->hash, &m->image_kind);
     if (m->program) {
         m->origin = m->program->name ? m->program->name : "?";
@@ -64,8 +89,9 @@ static pthread_mutex_t g_func_lock = PTHREAD_MUTEX_INITIALIZER;
 static aoe_cu_func *new_func(const void *fn, const aoe_cu_module *mod, const void *owner,
                              int is_kernel)
 {
-    int i = atomic_fetch_add(&g_nfuncs, 1);
-    if (i >= MAX_FUNCS) {
+    if ((uintptr_t)fn < 2) return NULL; /* no function (a launch the driver refuses): no key */
+    int i = claim(&g_nfuncs, MAX_FUNCS);
+    if (i < 0) {
         full("functions");
         return NULL;
     }

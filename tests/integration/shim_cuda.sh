@@ -8,7 +8,9 @@
 # wrappers are handed out exactly for the entry points it wraps (legacy and
 # per-thread alike), everything else is the driver's own pointer; every
 # kernel is listed in the result file with its launches, call site and
-# reason (precompiled, graph capture), and by `aoe run`.
+# reason (precompiled, graph capture), and by `aoe run`. A fatbin's body is
+# never read (the CUDA runtime loads every fatbin of a program through the
+# driver), and launches of a NULL function take no function record.
 set -euo pipefail
 source "$(dirname "$0")/shim_helpers.bash"
 if [ ! -e "$B/fakecuda/libcuda.so.1" ] || [ ! -e "$B/clients/cuda_cudart_like" ]; then
@@ -40,6 +42,7 @@ has 'per-thread launch ran cuLaunchKernel_ptsz' "$out"
 has 'per-thread Ex launch ran cuLaunchKernelEx_ptsz' "$out"
 has 'legacy launch ran cuLaunchKernel$' "$out"
 has 'cuMemAlloc same as dlsym: yes' "$out"
+has 'fatbin loaded without its body read' "$out" # the shim used to hash every fatbin whole
 # who answered: the shim for what it wraps, the driver for the rest
 for what in 'dlsym cuGetProcAddress_v2' 'cuGetProcAddress@11030' 'cuGetProcAddress@12000' \
   'cuLaunchKernel' 'cuLaunchKernel per-thread' 'cuLaunchKernelEx per-thread'; do
