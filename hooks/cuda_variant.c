@@ -80,12 +80,26 @@ static const char *refusal(const aoe_cu_tunable *t, const char *defines)
     return overrides ? "the program's own options set one of its macros" : NULL;
 }
 
+static void full(const aoe_cu_tunable *t)
+{
+    aoe_shim_log_once(&g_said_full, AOE_LOG_WARN,
+                      "CUDA kernel %s: more than %d variants asked for; further ones run the "
+                      "kernel's own code (said once)",
+                      t->name, AOE_CU_MAX_VARIANTS);
+}
+
 /* First ask for these values (not the steady state): the variant recorded,
  * refused (failed at once) or queued for the poller. None once the exit has
  * begun: the program's own function runs. */
 static __attribute__((noinline, cold)) aoe_variant *request(aoe_cu_tunable *t, const char *defines)
 {
     if (!aoe_shim_init() || aoe_poller_stopping()) return NULL;
+    /* Past the bound every launch of the shape asks again: nothing is
+     * allocated for an answer that can only be no. */
+    if (aoe_variant_count(&t->variants) >= AOE_CU_MAX_VARIANTS) {
+        full(t);
+        return NULL;
+    }
     cu_variant *v = calloc(1, sizeof *v);
     if (!v) return NULL;
     const char *why = refusal(t, defines);
@@ -98,11 +112,7 @@ static __attribute__((noinline, cold)) aoe_variant *request(aoe_cu_tunable *t, c
     if (got != &v->base) {
         free(v->base.defines);
         free(v);
-        if (!got)
-            aoe_shim_log_once(&g_said_full, AOE_LOG_WARN,
-                              "CUDA kernel %s: more than %d variants asked for; further ones "
-                              "run the kernel's own code (said once)",
-                              t->name, AOE_CU_MAX_VARIANTS);
+        if (!got) full(t);
         return got;
     }
     if (why) {

@@ -35,6 +35,13 @@ static inline aoe_variant *aoe_variant_find(aoe_variant_list *list, const char *
 /* Sets v's defines (a copy), kernel name and state: failed from the start
  * when bad, else pending. -1 when out of memory. */
 int aoe_variant_init(aoe_variant *v, const char *defines, const char *kernel_name, int bad);
+/* How many variants the list holds (it never shrinks). */
+static inline int aoe_variant_count(aoe_variant_list *list)
+{
+    int n = 0;
+    for (aoe_variant *v = atomic_load_explicit(list, memory_order_acquire); v; v = v->next) n++;
+    return n;
+}
 /* Adds v to the list. Two threads may add the same values at once: both
  * are built, and either may be found. */
 void aoe_variant_add(aoe_variant_list *list, aoe_variant *v);

@@ -8,7 +8,7 @@
 # an #error: failed with one message naming the kernel and the log's first
 # line, NULL on every later ask; a -D the program passes itself and a non -D
 # option are refused; a program loaded as PTX gets a PTX variant; at most 16
-# variants per kernel (said once). The shim's
+# variants per kernel (said once), asking past it allocates nothing. The shim's
 # own compiles are not tracked as the program's. Then: an exit while variants
 # are queued, and a child forked after asking builds its own.
 set -euo pipefail
@@ -41,6 +41,26 @@ count() { grep -c -- "$1" "$T/err" || true; }
 [ "$(count '^aoe: nvrtc program .* compiled with')" = 4 ] ||
   fail "the shim's own compiles were tracked: $(grep 'compiled with' "$T/err")"
 echo "shim_cuda_variant: -DSCALE=3 built into the kernel's context by the poller, c = a + 3b (own function a + b); #error failed once; overrides refused; 16 per kernel"
+
+# Past the bound, asking again (every launch of that shape does) allocates
+# nothing: it used to allocate three blocks an ask. The shim's allocations,
+# counted by the allocator that fails on purpose (never failing here), with
+# 1 and with 2001 asks past the bound.
+if [ -e "$B/tests/libaoe_failalloc.so" ]; then
+  allocs() { # allocs ASKS: the shim's allocations in one basic run
+    rm -rf "$T/report" && mkdir "$T/report"
+    LD_PRELOAD="$B/tests/libaoe_failalloc.so:$PROBE" FAILALLOC_OBJECTS=libaoe_hook_cudaprobe.so \
+      FAILALLOC_AFTER=2000000000 FAILALLOC_REPORT="$T/report" VARIANT_PAST_BOUND_ASKS=$1 \
+      "$client" basic >/dev/null 2>"$T/err" || fail "basic with $1 asks past the bound: $(tail -3 "$T/err")"
+    cat "$T"/report/failalloc.* | awk '{s += $2} END {print s}'
+  }
+  one=$(allocs 1) many=$(allocs 2001)
+  [ $((many - one)) -lt 500 ] ||
+    fail "2000 more asks past the bound allocated $((many - one)) more times ($one, $many)"
+  echo "shim_cuda_variant: asking past the bound allocates nothing ($one and $many allocations)"
+else
+  echo "shim_cuda_variant: the allocation count needs the allocator that fails on purpose (not in a sanitizer build)"
+fi
 
 rc=0
 out=$(LD_PRELOAD="$PROBE" "$client" exit 2>"$T/err") || rc=$?

@@ -196,6 +196,13 @@ static int basic(void)
         made++;
     }
     EXPECT(made == 16, "%d variants made before the bound", made);
+    /* asked again past the bound (every launch of that shape asks):
+     * VARIANT_PAST_BOUND_ASKS times, so a test can count allocations */
+    const char *asks = getenv("VARIANT_PAST_BOUND_ASKS");
+    for (long k = asks ? atol(asks) : 1; k > 0; k--) {
+        CUfunction f = ask(t, " -DSCALE=99", &st);
+        EXPECT(!f && st == -1, "past the bound: state %d", st);
+    }
     printf("bound: 16 variants of a kernel, the 17th not built\n");
     free(cubin);
     free(cubin2);
