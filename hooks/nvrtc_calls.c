@@ -1,12 +1,17 @@
 /* The NVRTC entry points the shim exports: each calls the real function
- * with the caller's arguments, returns its result unchanged, and (when it
- * succeeded and AOE is active) tells the program tracker what it saw. */
+ * of the caller's own libnvrtc (hooks/nvrtc_caller.c: two versions may be
+ * loaded) with the caller's arguments, returns its result unchanged, and
+ * (when it succeeded and AOE is active) tells the program tracker what it
+ * saw. */
 #include "hooks/nvrtc_internal.h"
 
 #include "core/log.h"
 #include "preload/shim.h"
 
 #define NV_EXPORT __attribute__((visibility("default")))
+/* The caller's libnvrtc: noinline wrappers, so that the return address is
+ * the calling object's. */
+#define CALLER_LIB() aoe_nv_lib_of(__builtin_return_address(0))
 
 static atomic_int g_missing_said;
 
@@ -20,21 +25,23 @@ static nvrtcResult missing(const char *fn)
     return NVRTC_ERROR_INTERNAL_ERROR;
 }
 
-NV_EXPORT nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name,
-                                         int numHeaders, const char *const *headers,
-                                         const char *const *includeNames)
+NV_EXPORT __attribute__((noinline)) nvrtcResult
+nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders,
+                   const char *const *headers, const char *const *includeNames)
 {
-    __typeof__(&nvrtcCreateProgram) real = NV_REAL(nvrtcCreateProgram);
+    const aoe_nv_lib *lib = CALLER_LIB();
+    __typeof__(&nvrtcCreateProgram) real = NV_LIB_FN(lib, nvrtcCreateProgram);
     if (!real) return missing(__func__);
     nvrtcResult r = real(prog, src, name, numHeaders, headers, includeNames);
     if (r == NVRTC_SUCCESS && prog && src && aoe_shim_init())
-        aoe_nv_track_create(*prog, src, name, numHeaders, headers, includeNames);
+        aoe_nv_track_create(lib, *prog, src, name, numHeaders, headers, includeNames);
     return r;
 }
 
-NV_EXPORT nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)
+NV_EXPORT __attribute__((noinline)) nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)
 {
-    __typeof__(&nvrtcDestroyProgram) real = NV_REAL(nvrtcDestroyProgram);
+    const aoe_nv_lib *lib = CALLER_LIB();
+    __typeof__(&nvrtcDestroyProgram) real = NV_LIB_FN(lib, nvrtcDestroyProgram);
     if (!real) return missing(__func__);
     nvrtcProgram p = prog ? *prog : NULL;
     nvrtcResult r = real(prog);
@@ -43,51 +50,57 @@ NV_EXPORT nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)
     return r;
 }
 
-NV_EXPORT nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
+NV_EXPORT __attribute__((noinline)) nvrtcResult
+nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
 {
-    __typeof__(&nvrtcAddNameExpression) real = NV_REAL(nvrtcAddNameExpression);
+    const aoe_nv_lib *lib = CALLER_LIB();
+    __typeof__(&nvrtcAddNameExpression) real = NV_LIB_FN(lib, nvrtcAddNameExpression);
     if (!real) return missing(__func__);
     nvrtcResult r = real(prog, name_expression);
     if (r == NVRTC_SUCCESS && name_expression) aoe_nv_track_name_expression(prog, name_expression);
     return r;
 }
 
-NV_EXPORT nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions,
-                                          const char *const *options)
+NV_EXPORT __attribute__((noinline)) nvrtcResult
+nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
 {
-    __typeof__(&nvrtcCompileProgram) real = NV_REAL(nvrtcCompileProgram);
+    const aoe_nv_lib *lib = CALLER_LIB();
+    __typeof__(&nvrtcCompileProgram) real = NV_LIB_FN(lib, nvrtcCompileProgram);
     if (!real) return missing(__func__);
     nvrtcResult r = real(prog, numOptions, options);
     /* Failed compilations too (said at debug): they produce no image. */
-    aoe_nv_track_compile(prog, numOptions, options, r);
+    aoe_nv_track_compile(lib, prog, numOptions, options, r);
     return r;
 }
 
 /* An output handed out: its size asked from NVRTC (the program asked before
  * and allocated that much). */
-static void output(nvrtcProgram prog, int kind, const char *image)
+static void output(const aoe_nv_lib *lib, nvrtcProgram prog, int kind, const char *image)
 {
     size_t size = 0;
-    nvrtcResult (*size_of)(nvrtcProgram, size_t *) =
-        kind == AOE_NVRTC_IMAGE_CUBIN ? NV_REAL(nvrtcGetCUBINSize) : NV_REAL(nvrtcGetPTXSize);
+    nvrtcResult (*size_of)(nvrtcProgram, size_t *) = kind == AOE_NVRTC_IMAGE_CUBIN
+                                                         ? NV_LIB_FN(lib, nvrtcGetCUBINSize)
+                                                         : NV_LIB_FN(lib, nvrtcGetPTXSize);
     if (size_of && size_of(prog, &size) == NVRTC_SUCCESS && size > 0)
         aoe_nv_track_output(prog, kind, image, size);
 }
 
-NV_EXPORT nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
+NV_EXPORT __attribute__((noinline)) nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
 {
-    __typeof__(&nvrtcGetCUBIN) real = NV_REAL(nvrtcGetCUBIN);
+    const aoe_nv_lib *lib = CALLER_LIB();
+    __typeof__(&nvrtcGetCUBIN) real = NV_LIB_FN(lib, nvrtcGetCUBIN);
     if (!real) return missing(__func__);
     nvrtcResult r = real(prog, cubin);
-    if (r == NVRTC_SUCCESS && cubin) output(prog, AOE_NVRTC_IMAGE_CUBIN, cubin);
+    if (r == NVRTC_SUCCESS && cubin) output(lib, prog, AOE_NVRTC_IMAGE_CUBIN, cubin);
     return r;
 }
 
-NV_EXPORT nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)
+NV_EXPORT __attribute__((noinline)) nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 {
-    __typeof__(&nvrtcGetPTX) real = NV_REAL(nvrtcGetPTX);
+    const aoe_nv_lib *lib = CALLER_LIB();
+    __typeof__(&nvrtcGetPTX) real = NV_LIB_FN(lib, nvrtcGetPTX);
     if (!real) return missing(__func__);
     nvrtcResult r = real(prog, ptx);
-    if (r == NVRTC_SUCCESS && ptx) output(prog, AOE_NVRTC_IMAGE_PTX, ptx);
+    if (r == NVRTC_SUCCESS && ptx) output(lib, prog, AOE_NVRTC_IMAGE_PTX, ptx);
     return r;
 }

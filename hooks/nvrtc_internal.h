@@ -47,6 +47,25 @@ static inline void *aoe_nv_real(int idx)
 /* The real function fn (same prototype as nvrtc.h's), or NULL. */
 #define NV_REAL(fn) ((__typeof__(&fn))aoe_nv_real(AOE_NVF_##fn))
 
+/* One more libnvrtc of the process (hooks/nvrtc_caller.c): its entry points
+ * (a missing one NULL) and its real path. */
+typedef struct {
+    void *fn[AOE_NVF_COUNT];
+    char path[4096];
+} aoe_nv_lib;
+/* The libnvrtc the object whose code is at ret (a wrapper's return address)
+ * is linked against, or NULL for the process's first one (aoe_nv_real). */
+const aoe_nv_lib *aoe_nv_lib_of(const void *ret);
+/* The library of aoe_nv_lib_of with this real path, or NULL. */
+const aoe_nv_lib *aoe_nv_lib_by_path(const char *path);
+void aoe_nv_caller_atfork_child(void);
+static inline void *aoe_nv_fn(const aoe_nv_lib *lib, int idx)
+{
+    return lib ? lib->fn[idx] : aoe_nv_real(idx);
+}
+/* fn of lib (NULL: the process's first libnvrtc), or NULL. */
+#define NV_LIB_FN(lib, fn) ((__typeof__(&fn))aoe_nv_fn(lib, AOE_NVF_##fn))
+
 /* The real entry points (fns[AOE_NVF_*], a missing one NULL) for building
  * a variant of a program compiled with library (its nvrtc_library, NULL
  * for one compiled in this process): the process's own libnvrtc when it is
@@ -62,14 +81,15 @@ void aoe_nv_atfork_child(void);
  * Fed by the wrappers after the real call succeeded, keyed by the
  * program's handle while it lives. Cheap: one lock, copies of the
  * program's strings. */
-void aoe_nv_track_create(nvrtcProgram prog, const char *src, const char *name, int num_headers,
-                         const char *const *headers, const char *const *include_names);
+void aoe_nv_track_create(const aoe_nv_lib *lib, nvrtcProgram prog, const char *src,
+                         const char *name, int num_headers, const char *const *headers,
+                         const char *const *include_names);
 void aoe_nv_track_destroy(nvrtcProgram prog);
 void aoe_nv_track_name_expression(nvrtcProgram prog, const char *expr);
 /* Records the options of a compilation and its result; after a successful
  * one, the lowered name of each name expression (asked from NVRTC). */
-void aoe_nv_track_compile(nvrtcProgram prog, int num_options, const char *const *options,
-                          nvrtcResult result);
+void aoe_nv_track_compile(const aoe_nv_lib *lib, nvrtcProgram prog, int num_options,
+                          const char *const *options, nvrtcResult result);
 /* The image the program handed out (kind AOE_NVRTC_IMAGE_*), indexed by its hash. */
 void aoe_nv_track_output(nvrtcProgram prog, int kind, const void *image, size_t size);
 void aoe_nv_programs_atfork_child(void);

@@ -211,15 +211,21 @@ static void insert(nv_prog *p, nvrtcProgram h)
     link_newest(p);
 }
 
-static nv_prog *new_prog(const char *src, const char *name, int num_headers,
+/* library: the real path of the libnvrtc that made it when it is not the
+ * process's first (hooks/nvrtc_caller.c), else NULL. */
+static nv_prog *new_prog(const char *library, const char *src, const char *name, int num_headers,
                          const char *const *headers, const char *const *include_names)
 {
     nv_prog *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     atomic_init(&p->refs, 1);
-    p->bytes = sizeof *p + str_bytes(src) + str_bytes(name);
+    p->bytes = sizeof *p + str_bytes(src) + str_bytes(name) + str_bytes(library);
     p->source = strdup(src);
     p->name = strdup(name ? name : "default_program");
+    if (library && !(p->library = strdup(library))) {
+        prog_free(p);
+        return NULL;
+    }
     p->pub.num_headers = num_headers > 0 ? num_headers : 0;
     p->headers = copy_strings(p->pub.num_headers, headers, &p->bytes);
     p->include_names = copy_strings(p->pub.num_headers, include_names, &p->bytes);
@@ -239,8 +245,9 @@ static void out_of_memory(void)
                       "nvrtc: out of memory: some programs are not tracked");
 }
 
-void aoe_nv_track_create(nvrtcProgram prog, const char *src, const char *name, int num_headers,
-                         const char *const *headers, const char *const *include_names)
+void aoe_nv_track_create(const aoe_nv_lib *lib, nvrtcProgram prog, const char *src,
+                         const char *name, int num_headers, const char *const *headers,
+                         const char *const *include_names)
 {
     if (!prog) return;
     if (strlen(src) > AOE_NV_MAX_BYTES / 4) {
@@ -249,7 +256,7 @@ void aoe_nv_track_create(nvrtcProgram prog, const char *src, const char *name, i
                           AOE_NV_MAX_BYTES / 4 >> 20);
         return;
     }
-    nv_prog *p = new_prog(src, name, num_headers, headers, include_names);
+    nv_prog *p = new_prog(lib ? lib->path : NULL, src, name, num_headers, headers, include_names);
     pthread_mutex_lock(&g_lock);
     if (p)
         insert(p, prog);
@@ -270,8 +277,8 @@ void aoe_nv_track_destroy(nvrtcProgram prog)
  * compiled one stays findable by its images, or goes). Returns the copy. */
 static nv_prog *continue_in_copy(nv_prog *p)
 {
-    nv_prog *c = new_prog(p->source, p->name, p->pub.num_headers, (const char *const *)p->headers,
-                          (const char *const *)p->include_names);
+    nv_prog *c = new_prog(p->library, p->source, p->name, p->pub.num_headers,
+                          (const char *const *)p->headers, (const char *const *)p->include_names);
     if (!c) return NULL;
     for (int i = 0; i < p->pub.num_name_expressions; i++) {
         char **e = realloc(c->exprs, sizeof *e * ((size_t)i + 2));
@@ -329,14 +336,14 @@ static void join_options(int n, const char *const *options, char *buf, size_t le
     if (!n) snprintf(buf, len, "no options");
 }
 
-void aoe_nv_track_compile(nvrtcProgram prog, int num_options, const char *const *options,
-                          nvrtcResult result)
+void aoe_nv_track_compile(const aoe_nv_lib *lib, nvrtcProgram prog, int num_options,
+                          const char *const *options, nvrtcResult result)
 {
     char opts[512];
     if (num_options < 0 || (num_options > 0 && !options)) return; /* NVRTC refused the call */
     /* resolved outside the lock (a first resolution may dlopen) */
-    __typeof__(&nvrtcGetLoweredName) lower = NV_REAL(nvrtcGetLoweredName);
-    __typeof__(&nvrtcGetErrorString) str = NV_REAL(nvrtcGetErrorString);
+    __typeof__(&nvrtcGetLoweredName) lower = NV_LIB_FN(lib, nvrtcGetLoweredName);
+    __typeof__(&nvrtcGetErrorString) str = NV_LIB_FN(lib, nvrtcGetErrorString);
     pthread_mutex_lock(&g_lock);
     nv_prog *p = *handle_slot(prog);
     if (p && p->compiled) p = continue_in_copy(p);

@@ -117,6 +117,11 @@ out:
 
 int aoe_nv_real_table(const char *library, void **fns, char *why, size_t wlen)
 {
+    const aoe_nv_lib *l = aoe_nv_lib_by_path(library); /* one more of the process's own */
+    if (l) {
+        memcpy(fns, l->fn, sizeof l->fn);
+        return 0;
+    }
     if (aoe_nv_real(AOE_NVF_nvrtcCreateProgram)) { /* the process's own */
         for (int i = 0; i < AOE_NVF_COUNT; i++) fns[i] = aoe_nv_real(i);
         return 0;
@@ -134,5 +139,6 @@ int aoe_nv_real_table(const char *library, void **fns, char *why, size_t wlen)
 void aoe_nv_atfork_child(void)
 {
     pthread_mutex_init(&g_lib_lock, NULL);
+    aoe_nv_caller_atfork_child();
     aoe_nv_programs_atfork_child();
 }

@@ -1,5 +1,8 @@
-/* The fake libnvrtc.so.13: NVRTC's API over fn_compile (README.md). Each
- * program is its own object: nothing here is shared between threads. */
+/* The fake libnvrtc.so.13 (and .so.12: FN_MAJOR): NVRTC's API over
+ * fn_compile (README.md). Each program is its own object: nothing here is
+ * shared between threads. A program carries the library that made it, and
+ * a call with another library's program is refused (the real one would
+ * crash): two versions loaded in one process must each get their own. */
 #include "fn_compile.h"
 
 #include <nvrtc.h>
@@ -9,7 +12,14 @@
 
 #define FN_EXPORT __attribute__((visibility("default")))
 
+#ifndef FN_MAJOR
+#define FN_MAJOR 13
+#endif
+
+static const char g_self; /* this library: its address tags its programs */
+
 struct _nvrtcProgram {
+    const char *owner; /* &g_self of the library that made it */
     char *name, *source;
     int n_headers;
     char **headers, **include_names;
@@ -21,6 +31,14 @@ struct _nvrtcProgram {
     char *ptx;
     fn_output out;
 };
+
+/* Not one of this library's programs: said, and refused. */
+static int foreign(nvrtcProgram p)
+{
+    if (!p || p->owner == &g_self) return 0;
+    fprintf(stderr, "fake libnvrtc.so.%d: a program of another libnvrtc\n", FN_MAJOR);
+    return 1;
+}
 
 static char *dup_or_null(const char *s)
 {
@@ -54,7 +72,7 @@ FN_EXPORT const char *nvrtcGetErrorString(nvrtcResult result)
 FN_EXPORT nvrtcResult nvrtcVersion(int *major, int *minor)
 {
     if (!major || !minor) return NVRTC_ERROR_INVALID_INPUT;
-    *major = 13;
+    *major = FN_MAJOR;
     *minor = 0;
     return NVRTC_SUCCESS;
 }
@@ -99,6 +117,7 @@ FN_EXPORT nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, co
         return NVRTC_ERROR_INVALID_INPUT;
     nvrtcProgram p = calloc(1, sizeof *p);
     if (!p) return NVRTC_ERROR_OUT_OF_MEMORY;
+    p->owner = &g_self;
     p->name = strdup(name ? name : "default_program");
     p->source = strdup(src);
     p->headers = calloc((size_t)numHeaders + 1, sizeof *p->headers);
@@ -120,7 +139,7 @@ FN_EXPORT nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, co
 
 FN_EXPORT nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)
 {
-    if (!prog || !*prog) return NVRTC_ERROR_INVALID_PROGRAM;
+    if (!prog || !*prog || foreign(*prog)) return NVRTC_ERROR_INVALID_PROGRAM;
     free_program(*prog);
     *prog = NULL;
     return NVRTC_SUCCESS;
@@ -128,7 +147,7 @@ FN_EXPORT nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)
 
 FN_EXPORT nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
 {
-    if (!prog) return NVRTC_ERROR_INVALID_PROGRAM;
+    if (!prog || foreign(prog)) return NVRTC_ERROR_INVALID_PROGRAM;
     if (!name_expression) return NVRTC_ERROR_INVALID_INPUT;
     if (prog->compiled) return NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION;
     char **e = realloc(prog->exprs, sizeof *e * ((size_t)prog->n_exprs + 1));
@@ -154,7 +173,7 @@ static const fn_kernel *kernel_of(const fn_output *out, const char *expr)
 FN_EXPORT nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions,
                                           const char *const *options)
 {
-    if (!prog) return NVRTC_ERROR_INVALID_PROGRAM;
+    if (!prog || foreign(prog)) return NVRTC_ERROR_INVALID_PROGRAM;
     if (numOptions < 0 || (numOptions > 0 && !options)) return NVRTC_ERROR_INVALID_INPUT;
     for (int i = 0; i < numOptions; i++)
         if (!options[i]) return NVRTC_ERROR_INVALID_INPUT;
@@ -194,7 +213,7 @@ FN_EXPORT nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions,
  * its NUL) when there is none. */
 static nvrtcResult output_size(nvrtcProgram prog, const char *s, size_t none, size_t *ret)
 {
-    if (!prog) return NVRTC_ERROR_INVALID_PROGRAM;
+    if (!prog || foreign(prog)) return NVRTC_ERROR_INVALID_PROGRAM;
     if (!ret) return NVRTC_ERROR_INVALID_INPUT;
     *ret = s ? strlen(s) + 1 : none;
     return NVRTC_SUCCESS;
@@ -202,7 +221,7 @@ static nvrtcResult output_size(nvrtcProgram prog, const char *s, size_t none, si
 
 static nvrtcResult output_copy(nvrtcProgram prog, const char *s, char *dst)
 {
-    if (!prog) return NVRTC_ERROR_INVALID_PROGRAM;
+    if (!prog || foreign(prog)) return NVRTC_ERROR_INVALID_PROGRAM;
     if (!dst) return NVRTC_ERROR_INVALID_INPUT;
     if (s)
         memcpy(dst, s, strlen(s) + 1);
@@ -228,6 +247,7 @@ FN_EXPORT nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
 
 FN_EXPORT nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
 {
+    if (foreign(prog)) return NVRTC_ERROR_INVALID_PROGRAM;
     if (prog && !prog->cubin) return NVRTC_SUCCESS; /* a virtual architecture: nothing to copy */
     return output_copy(prog, prog ? prog->cubin : NULL, cubin);
 }
@@ -239,7 +259,7 @@ FN_EXPORT nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeR
 
 FN_EXPORT nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)
 {
-    if (!prog) return NVRTC_ERROR_INVALID_PROGRAM;
+    if (!prog || foreign(prog)) return NVRTC_ERROR_INVALID_PROGRAM;
     if (!log) return NVRTC_ERROR_INVALID_INPUT;
     if (prog->log)
         memcpy(log, prog->log, strlen(prog->log) + 1);
@@ -251,7 +271,7 @@ FN_EXPORT nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)
 FN_EXPORT nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression,
                                           const char **lowered_name)
 {
-    if (!prog) return NVRTC_ERROR_INVALID_PROGRAM;
+    if (!prog || foreign(prog)) return NVRTC_ERROR_INVALID_PROGRAM;
     if (!name_expression || !lowered_name) return NVRTC_ERROR_INVALID_INPUT;
     if (prog->compiled != 1) return NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION;
     for (int i = 0; i < prog->n_exprs; i++)

@@ -10,7 +10,8 @@
 # build of the shim), with its program's name, options, headers and name
 # expressions, also after the program was destroyed (CuPy loads the module
 # after that); a program compiled twice: each output under its own options;
-# nothing tracked while AOE is off for a bad setting.
+# nothing tracked while AOE is off for a bad setting; two NVRTC versions in
+# one process, each module's calls routed to its own library.
 set -euo pipefail
 source "$(dirname "$0")/shim_helpers.bash"
 F=$B/fakenvrtc
@@ -100,6 +101,37 @@ for lib in "${libs[@]}"; do
 done
 # The ctypes client is the C one, line for line.
 diff "$T/fake-plain.out" "$T/fake-ctypes.out" >/dev/null || fail "the ctypes client's output is not the C client's"
+
+# Two NVRTC versions in one process (a CuPy for CUDA 12 beside a PyTorch for
+# CUDA 13): the client built as a module against libnvrtc.so.13 and again
+# against .so.12 (the fakes refuse another library's program), both loaded
+# RTLD_LOCAL, in either order. Each module's calls reach its own library and
+# its programs are tracked; the wrappers used to forward every linked call to
+# the first library found, so the other module's programs reached a library
+# that had not made them (on the real ones: a crash).
+two() { # two VERSION...: each version's module run in turn, in one interpreter
+  local mods=() v asan=${ASAN_OPTIONS:-}
+  for v in "$@"; do
+    if [ "$v" = 13 ]; then mods+=("$F/libnvrtc_module.so"); else mods+=("$B/fakenvrtc$v/libnvrtc_module.so"); fi
+  done
+  ASAN_OPTIONS=${asan//detect_leaks=1/detect_leaks=0} "$PY" -c 'import ctypes, os, sys
+rc = 0
+for path in sys.argv[1:]:
+    m = ctypes.CDLL(path, mode=os.RTLD_LOCAL | os.RTLD_NOW)
+    rc |= m.nvrtc_module_main(1, (ctypes.c_char_p * 2)(b"nvrtc_module", None))
+sys.exit(rc)' "${mods[@]}"
+}
+for order in "13 12" "12 13"; do
+  # shellcheck disable=SC2086 # the order is two words
+  base=$(LD_PRELOAD="${AOE_TEST_PRELOAD:-}" two $order 2>&1) || fail "two NVRTCs ($order) without the shim: $base"
+  # shellcheck disable=SC2086
+  out=$(LD_PRELOAD="$PROBE" two $order 2>"$T/two.err") || fail "two NVRTCs ($order) under the shim: $(cat "$T/two.err")"
+  [ "$(grep -v '^tracked' <<<"$out")" = "$base" ] ||
+    fail "two NVRTCs ($order): output differs under the shim: $(diff <(echo "$base") <(grep -v '^tracked' <<<"$out") | head -5) $(head -3 "$T/two.err")"
+  ! grep -q 'a program of another libnvrtc' "$T/two.err" || fail "two NVRTCs ($order): $(cat "$T/two.err")"
+  [ "$(grep -c '^tracked ' <<<"$out")" = 20 ] || fail "two NVRTCs ($order): not each module's 10 outputs found: $out"
+done
+echo "shim_nvrtc: CUDA 12's and 13's NVRTC in one process, either loaded first: each module's calls reach its own, its programs tracked"
 
 # Quiet at the default level; AOE off (bad setting): unchanged output, nothing tracked.
 run quiet "$F" dlopen LD_PRELOAD="$HOOK"
