@@ -54,8 +54,32 @@ static int claim(atomic_int *count, int max)
     return i;
 }
 
+/* Function records are never freed (a launch racing an unload reads a
+ * valid one): the module's are only unmapped, their counts kept. */
+static pthread_mutex_t g_func_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void forget_functions(const void *module)
+{
+    pthread_mutex_lock(&g_func_lock);
+    for (size_t i = 0; i <= aoe_cu_funcs.mask; i++) {
+        uintptr_t k = atomic_load_explicit(&aoe_cu_funcs.slots[i].key, memory_order_acquire);
+        aoe_cu_func *f = atomic_load_explicit(&aoe_cu_funcs.slots[i].val, memory_order_acquire);
+        if (k < 2 || !f || f->owner != module) continue;
+        aoe_untuned_flush(&f->untuned);
+        aoe_ptr_remove(&aoe_cu_funcs, (const void *)k);
+    }
+    pthread_mutex_unlock(&g_func_lock);
+}
+
 void aoe_cu_track_module(const void *handle, const void *image, int kind)
 {
+    /* A handle value the shim knows, from a load without an unload between:
+     * the driver destroyed that module with its context (cuCtxDestroy, a
+     * primary context's reset) and reuses the value. Its functions go with
+     * it; kept, they would take the new module's kernels for the old ones
+     * (their programs, their tuned variants built in a destroyed context). */
+    if (aoe_ptr_find(&g_modules, handle)) forget_functions(handle);
+
     int i = claim(&g_nmodules, MAX_MODULES);
     if (i < 0) {
         full("modules");
@@ -84,7 +108,6 @@ void aoe_cu_track_module(const void *handle, const void *image, int kind)
 
 /* Function records, created once per handle (a handle the driver reuses after
  * an unload gets a fresh one). */
-static pthread_mutex_t g_func_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static aoe_cu_func *new_func(const void *fn, const aoe_cu_module *mod, const void *owner,
                              int is_kernel)
@@ -133,15 +156,7 @@ aoe_cu_func *aoe_cu_find_or_add(const void *fn)
 
 void aoe_cu_untrack_module(const void *handle)
 {
-    pthread_mutex_lock(&g_func_lock);
-    for (size_t i = 0; i <= aoe_cu_funcs.mask; i++) {
-        uintptr_t k = atomic_load_explicit(&aoe_cu_funcs.slots[i].key, memory_order_acquire);
-        aoe_cu_func *f = atomic_load_explicit(&aoe_cu_funcs.slots[i].val, memory_order_acquire);
-        if (k < 2 || !f || f->owner != handle) continue;
-        aoe_untuned_flush(&f->untuned);
-        aoe_ptr_remove(&aoe_cu_funcs, (const void *)k);
-    }
-    pthread_mutex_unlock(&g_func_lock);
+    forget_functions(handle);
     aoe_ptr_remove(&g_modules, handle);
 }
 

@@ -2,6 +2,7 @@
  * device (FAKECUDA_DEVICES=0: none), described by the environment: */
 #include "fakecuda.h"
 #include "fcu_internal.h"
+#include "fcu_module.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -249,6 +250,7 @@ FCU_EXPORT CUresult cuCtxDestroy(CUcontext ctx) /* cuCtxDestroy_v2 */
     if (r) return r;
     if (!ctx || ctx->primary) return CUDA_ERROR_INVALID_CONTEXT;
     if (current == ctx) current = NULL;
+    fcu_modules_destroyed_with(ctx);
     free(ctx);
     return CUDA_SUCCESS;
 }

@@ -19,6 +19,30 @@ struct CUlib_st {
     struct CUmod_st mod;
 };
 
+/* Modules loaded with cuModuleLoad* (a library is context-independent).
+ * Those a cuCtxDestroy took are recycled: the next load and its functions
+ * get the same handle values, as the real driver's allocator may give. */
+static pthread_mutex_t g_loaded_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct CUmod_st *g_loaded, *g_recycled_mod;
+static struct CUfunc_st *g_recycled_funcs[FCU_MAX_FUNCS];
+static int g_n_recycled_funcs;
+
+/* A zeroed module or function object: a recycled one first. */
+static void *fresh(size_t size, int module)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&g_loaded_lock);
+    if (module && g_recycled_mod)
+        p = g_recycled_mod, g_recycled_mod = NULL;
+    else if (!module && g_n_recycled_funcs)
+        p = g_recycled_funcs[--g_n_recycled_funcs];
+    pthread_mutex_unlock(&g_loaded_lock);
+    if (p) return memset(p, 0, size);
+    return calloc(1, size);
+}
+
+static void free_functions(struct CUmod_st *m);
+
 static int parse_image(struct CUmod_st *m, const char *text)
 {
     size_t ml = strlen(FAKE_IMAGE_MAGIC), pl = strlen(FAKE_IMAGE_PTX_MAGIC);
@@ -62,13 +86,17 @@ FCU_EXPORT CUresult cuModuleLoadData(CUmodule *mod, const void *image)
     CUresult r = fcu_need_context();
     if (r) return r;
     if (!mod) return CUDA_ERROR_INVALID_VALUE;
-    struct CUmod_st *m = calloc(1, sizeof *m);
+    struct CUmod_st *m = fresh(sizeof *m, 1);
     if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
     if ((r = load(m, image))) {
         free(m);
         return r;
     }
     m->ctx = fcu_current_context();
+    pthread_mutex_lock(&g_loaded_lock);
+    m->next_loaded = g_loaded;
+    g_loaded = m;
+    pthread_mutex_unlock(&g_loaded_lock);
     *mod = m;
     return CUDA_SUCCESS;
 }
@@ -106,9 +134,46 @@ static void free_functions(struct CUmod_st *m)
     for (int i = 0; i < m->nfuncs; i++) free(m->funcs[i]);
 }
 
+/* Off the list of loaded modules (under g_loaded_lock). */
+static void unlist(struct CUmod_st *m)
+{
+    for (struct CUmod_st **p = &g_loaded; *p; p = &(*p)->next_loaded)
+        if (*p == m) {
+            *p = m->next_loaded;
+            return;
+        }
+}
+
+void fcu_modules_destroyed_with(CUcontext ctx)
+{
+    pthread_mutex_lock(&g_loaded_lock);
+    for (struct CUmod_st **p = &g_loaded; *p;) {
+        struct CUmod_st *m = *p;
+        if (m->ctx != ctx) {
+            p = &m->next_loaded;
+            continue;
+        }
+        *p = m->next_loaded;
+        for (int i = 0; i < m->nfuncs; i++) /* in reverse: the next gets the first one's value */
+            if (g_n_recycled_funcs < FCU_MAX_FUNCS)
+                g_recycled_funcs[g_n_recycled_funcs++] = m->funcs[m->nfuncs - 1 - i];
+            else
+                free(m->funcs[m->nfuncs - 1 - i]);
+        m->tag = 0;
+        if (g_recycled_mod)
+            free(m);
+        else
+            g_recycled_mod = m;
+    }
+    pthread_mutex_unlock(&g_loaded_lock);
+}
+
 FCU_EXPORT CUresult cuModuleUnload(CUmodule mod)
 {
     if (!mod || mod->tag != FCU_TAG_MODULE) return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&g_loaded_lock);
+    unlist(mod);
+    pthread_mutex_unlock(&g_loaded_lock);
     free_functions(mod);
     mod->tag = 0;
     free(mod);
@@ -161,7 +226,7 @@ static CUresult get_function(struct CUmod_st *m, const char *name, unsigned tag,
             return CUDA_SUCCESS;
         }
     if (m->nfuncs >= FCU_MAX_FUNCS) return CUDA_ERROR_OUT_OF_MEMORY;
-    struct CUfunc_st *f = calloc(1, sizeof *f);
+    struct CUfunc_st *f = fresh(sizeof *f, 0);
     if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
     f->tag = tag;
     f->mod = m;

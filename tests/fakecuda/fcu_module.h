@@ -24,9 +24,10 @@ struct CUfunc_st {
 
 struct CUmod_st {
     unsigned tag;
-    int fake;                /* 1: a fake image with host kernels; 0: any other image */
-    CUcontext ctx;           /* current on the loading thread (NULL: a library) */
-    unsigned long loaded_by; /* the loading thread (pthread_self) */
+    struct CUmod_st *next_loaded; /* cuModuleLoad* modules: freed with their context */
+    int fake;                     /* 1: a fake image with host kernels; 0: any other image */
+    CUcontext ctx;                /* current on the loading thread (NULL: a library) */
+    unsigned long loaded_by;      /* the loading thread (pthread_self) */
     char arch[FAKE_IMAGE_MAX_NAME + 1];
     int ndefines, nkernels, nfuncs;
     struct {
@@ -39,6 +40,11 @@ struct CUmod_st {
 
 /* The value of define name in module image (a struct CUmod_st), or dflt. */
 long long fcu_define(const void *image, const char *name, long long dflt);
+
+/* Destroys the modules loaded into ctx, as the real driver's cuCtxDestroy
+ * does without a cuModuleUnload; the next load (and its functions) is handed
+ * their handle values, as a real driver's allocator may. */
+void fcu_modules_destroyed_with(CUcontext ctx);
 
 /* The function object behind a CUfunction or a CUkernel cast to one, or NULL. */
 struct CUfunc_st *fcu_function(CUfunction f);

@@ -10,7 +10,9 @@
 # kernel is listed in the result file with its launches, call site and
 # reason (precompiled, graph capture), and by `aoe run`. A fatbin's body is
 # never read (the CUDA runtime loads every fatbin of a program through the
-# driver), and launches of a NULL function take no function record.
+# driver), and launches of a NULL function take no function record. A module
+# destroyed with its context and a new one handed its handle values: the new
+# one's kernels are its own.
 set -euo pipefail
 source "$(dirname "$0")/shim_helpers.bash"
 if [ ! -e "$B/fakecuda/libcuda.so.1" ] || [ ! -e "$B/clients/cuda_cudart_like" ]; then
@@ -94,6 +96,20 @@ print("%016x" % h)' "$img")
 [ "$(grep -c "CUDA module .*: kind 3, 87 bytes, hash $hash" <<<"$err")" = 3 ] ||
   fail "three modules hashed $hash expected: $err"
 has 'device cuda|NVIDIA|NVIDIA H100 80GB HBM3|13000|cu=132|arch=sm_90' "$err"
+
+# --- a context destroyed with its module loaded (no cuModuleUnload), twice;
+# the fake driver hands the second load the first's module and function
+# handle values, as a real one may. The second module's vadd is a kernel of
+# its own (first sight, its own image); the shim used to keep the first
+# module's record for it (its program, its variants built in a destroyed
+# context).
+base=$("$client" ctx-reload) || fail "ctx-reload failed without the shim: $base"
+has 'round 1: vadd c\[1\] = 4, the module and function handles of round 0 again' "$base"
+out=$(LD_PRELOAD="$HOOK" AOE_LOG_LEVEL=debug "$client" ctx-reload 2>"$T/err") ||
+  fail "ctx-reload failed under the shim: $out"
+[ "$base" = "$out" ] || fail "ctx-reload output differs: $out vs $base"
+firsts=$(grep -o 'CUDA kernel vadd: first launch .* module [0-9a-f]*' "$T/err" | grep -o '[0-9a-f]*$' | sort -u | wc -l)
+[ "$firsts" = 2 ] || fail "ctx-reload: the second module's vadd not seen as its own: $(grep 'vadd\|module' "$T/err")"
 
 # --- aoe run lists them (the client starts a little later: aoe run reads the
 # result files whose mtime is past its start, and a file system's coarse

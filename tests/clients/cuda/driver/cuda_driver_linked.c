@@ -1,14 +1,58 @@
 /* Linked with -lcuda, like Triton's launcher module: modules and libraries,
  * functions and kernels, every legacy launch entry point, a launch captured
- * into a graph, unload. Prints results and what the fake driver ran. */
+ * into a graph, unload. Prints results and what the fake driver ran.
+ *   cuda_driver_linked ctx-reload   twice: a context, a module (SCALE 2, then
+ *                                   3) and vadd launched, the context destroyed
+ *                                   without unloading the module */
 #include "cuda_driver_common.h"
 
 #include "fakecuda.h"
 
 #include <cuda.h>
 
-int main(void)
+/* The module goes with its context; the fake driver hands its handle
+ * values to the next load, as a real driver may. */
+static int ctx_reload(void)
 {
+    static const char image3[] = "AOEFAKECUBIN 1\narch sm_90\ndefine SCALE 3\nkernel vadd\n"
+                                 "hash 00000000000000bb\n";
+    const void *first[2] = {NULL, NULL};
+    CHECK(cuInit(0));
+    for (int round = 0; round < 2; round++) {
+        CUcontext ctx;
+        CUmodule mod;
+        CUfunction vadd;
+        CHECK(cuCtxCreate(&ctx, NULL, 0, 0));
+        CHECK(cuModuleLoadData(&mod, round ? image3 : fake_image));
+        CHECK(cuModuleGetFunction(&vadd, mod, "vadd"));
+        float a[64], b[64], c[64];
+        for (int i = 0; i < 64; i++) a[i] = (float)i, b[i] = 1.0f;
+        CUdeviceptr da, db, dc;
+        CHECK(cuMemAlloc(&da, sizeof a));
+        CHECK(cuMemAlloc(&db, sizeof b));
+        CHECK(cuMemAlloc(&dc, sizeof c));
+        CHECK(cuMemcpyHtoD(da, a, sizeof a));
+        CHECK(cuMemcpyHtoD(db, b, sizeof b));
+        int n = 64;
+        void *args[] = {&dc, &da, &db, &n};
+        CHECK(cuLaunchKernel(vadd, 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+        CHECK(cuMemcpyDtoH(c, dc, sizeof c));
+        printf("round %d: vadd c[1] = %g%s\n", round, c[1],
+               round && (void *)mod == first[0] && (void *)vadd == first[1]
+                   ? ", the module and function handles of round 0 again"
+                   : "");
+        first[0] = mod, first[1] = vadd;
+        CHECK(cuMemFree(da));
+        CHECK(cuMemFree(db));
+        CHECK(cuMemFree(dc));
+        CHECK(cuCtxDestroy(ctx)); /* the module with it, never unloaded */
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && !strcmp(argv[1], "ctx-reload")) return ctx_reload();
     CHECK(cuInit(0));
     CUcontext ctx;
     CHECK(cuDevicePrimaryCtxRetain(&ctx, 0));
