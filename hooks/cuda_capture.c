@@ -1,7 +1,8 @@
 /* What only the driver can tell the launch core about a tuned CUDA
  * function's launch (launch/desc.h callbacks), at an operator's first sight:
  * a pointer argument's allocation (cuMemGetAddressRange) and contents (the
- * stream synchronised once, then copied back up to AOE_CAPTURE_LIMIT_MB),
+ * stream synchronised once, then copied back on it up to AOE_CAPTURE_LIMIT_MB,
+ * in relaxed stream-capture mode),
  * element types and read-only flags from the kernel's signature, the
  * device's block limits. Never on the launch path. */
 #include "hooks/cuda_tune.h"
@@ -14,7 +15,7 @@
 
 typedef CUresult (*range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
 typedef CUresult (*sync_fn)(CUstream);
-typedef CUresult (*dtoh_fn)(void *, CUdeviceptr, size_t);
+typedef CUresult (*dtoh_fn)(void *, CUdeviceptr, size_t, CUstream);
 typedef CUresult (*ctx_device_fn)(CUdevice *);
 typedef CUresult (*attr_fn)(int *, CUdevice_attribute, CUdevice);
 
@@ -34,18 +35,26 @@ static void buffer(const aoe_launch_desc *d, uint32_t i, aoe_job_arg *ja, uint64
     ja->size = (uint64_t)(base + size - p);
     if (ja->size > limit) return; /* synthetic contents */
     sync_fn sync = REAL(STREAM_SYNC, sync_fn);
-    dtoh_fn dtoh = REAL(MEMCPY_DTOH, dtoh_fn);
+    dtoh_fn dtoh = REAL(MEMCPY_DTOH_ASYNC, dtoh_fn);
+    /* the per-thread default stream of a _ptsz launch is its own handle */
+    CUstream s = c->per_thread && !c->stream ? CU_STREAM_PER_THREAD : c->stream;
+    /* On the launch's own stream, never the legacy one (a synchronous copy
+     * waits for every blocking stream), in relaxed capture mode: another
+     * thread may be capturing a stream into a graph. */
+    int mode = aoe_cu_capture_mode_relaxed();
     if (!c->synced && sync) {
-        /* the per-thread default stream of a _ptsz launch is its own handle */
-        CUstream s = c->per_thread && !c->stream ? CU_STREAM_PER_THREAD : c->stream;
-        if (sync(s) != CUDA_SUCCESS) return;
+        if (sync(s) != CUDA_SUCCESS) {
+            aoe_cu_capture_mode_restore(mode);
+            return;
+        }
         c->synced = 1;
     }
-    uint8_t *data = dtoh ? malloc(ja->size ? ja->size : 1) : NULL;
-    if (data && dtoh(data, p, ja->size) != CUDA_SUCCESS) {
+    uint8_t *data = dtoh && sync ? malloc(ja->size ? ja->size : 1) : NULL;
+    if (data && (dtoh(data, p, ja->size, s) != CUDA_SUCCESS || sync(s) != CUDA_SUCCESS)) {
         free(data);
         data = NULL;
     }
+    aoe_cu_capture_mode_restore(mode);
     ja->data = data;
 }
 

@@ -59,7 +59,8 @@
     X(CTX_CURRENT, "cuCtxGetCurrent", "")                                                          \
     X(MEM_RANGE, "cuMemGetAddressRange_v2", "")                                                    \
     X(STREAM_SYNC, "cuStreamSynchronize", "")                                                      \
-    X(MEMCPY_DTOH, "cuMemcpyDtoH_v2", "")                                                          \
+    X(MEMCPY_DTOH_ASYNC, "cuMemcpyDtoHAsync_v2", "")                                               \
+    X(CAPTURE_MODE, "cuThreadExchangeStreamCaptureMode", "")                                       \
     X(CTX_PUSH, "cuCtxPushCurrent_v2", "")                                                         \
     X(CTX_POP, "cuCtxPopCurrent_v2", "")                                                           \
     X(ERROR_NAME, "cuGetErrorName", "")
@@ -81,6 +82,26 @@ static inline void *aoe_cu_real(int idx)
     void *p = atomic_load_explicit(&aoe_cu_real_ptr[idx], memory_order_relaxed);
     return p ? p : aoe_cu_resolve(idx);
 }
+/* The shim's own driver calls (a first sight's copies, a variant's module
+ * load) run in relaxed stream-capture mode: in the thread's default (global)
+ * mode they would fail while any thread of the program captures a stream in
+ * global mode (torch.cuda.graph's default) and break that capture. Returns
+ * the mode to give back with aoe_cu_capture_mode_restore. */
+static inline int aoe_cu_capture_mode_relaxed(void)
+{
+    CUresult (*x)(CUstreamCaptureMode *) =
+        (CUresult(*)(CUstreamCaptureMode *))aoe_cu_real(AOE_CUF_CAPTURE_MODE);
+    CUstreamCaptureMode m = CU_STREAM_CAPTURE_MODE_RELAXED;
+    return x && x(&m) == CUDA_SUCCESS ? (int)m : -1;
+}
+static inline void aoe_cu_capture_mode_restore(int saved)
+{
+    CUresult (*x)(CUstreamCaptureMode *) =
+        (CUresult(*)(CUstreamCaptureMode *))aoe_cu_real(AOE_CUF_CAPTURE_MODE);
+    CUstreamCaptureMode m = (CUstreamCaptureMode)saved;
+    if (saved >= 0 && x) x(&m);
+}
+
 /* The shim's wrapper of wrapped entry point idx, and its exported name. */
 void *aoe_cu_wrapper(int idx);
 const char *aoe_cu_name(int idx);

@@ -185,11 +185,13 @@ static int load(const aoe_cu_tunable *t, const char *image, CUmodule *mod, CUfun
         return -1;
     }
     const char *step = "was not loaded: cuModuleLoadData";
+    int mode = aoe_cu_capture_mode_relaxed();
     r = load_data(mod, image);
     if (r == CUDA_SUCCESS) {
         step = "has no such function: cuModuleGetFunction";
         if ((r = get(fn, *mod, t->name)) != CUDA_SUCCESS) unload(*mod);
     }
+    aoe_cu_capture_mode_restore(mode);
     CUcontext popped = NULL;
     pop(&popped);
     if (r != CUDA_SUCCESS) {

@@ -5,6 +5,7 @@
 
 #include <cuda.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #define FCU_EXPORT __attribute__((visibility("default")))
@@ -19,7 +20,9 @@ typedef struct {
 /* A stream: a tag with a capture state (everything runs synchronously). */
 struct CUstream_st {
     unsigned flags;
-    int capturing; /* between cuStreamBeginCapture and cuStreamEndCapture */
+    int capturing;          /* between cuStreamBeginCapture and cuStreamEndCapture */
+    int capture_mode;       /* CUstreamCaptureMode of the capture */
+    atomic_int invalidated; /* an unsafe call broke the capture: EndCapture fails */
     unsigned long long capture_id;
     struct CUgraph_st *graph; /* collecting the captured launches */
 };
@@ -44,6 +47,12 @@ const fcu_device *fcu_dev(void);
 CUresult fcu_initialised(void);
 /* cuInit done and a context current on this thread (CUDA_ERROR_INVALID_CONTEXT). */
 CUresult fcu_need_context(void);
+/* Stream capture's rule for a potentially unsafe call (a module load, a
+ * synchronous copy): while any thread captures in global mode, or this one
+ * captures in a mode other than relaxed, a call from a thread whose own mode
+ * (cuThreadExchangeStreamCaptureMode) is not relaxed fails and invalidates
+ * those captures. CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED then, else success. */
+CUresult fcu_capture_unsafe_call(void);
 /* The context current on this thread, or NULL. */
 CUcontext fcu_current_context(void);
 /* Whether [p, p+n) lies inside one live allocation. */

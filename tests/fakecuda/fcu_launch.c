@@ -126,6 +126,52 @@ FCU_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f,
 
 /* ---- stream capture (one capture per stream; no cross-stream capture) ---- */
 
+/* Streams capturing now (for the unsafe-call rule), under g_capture_lock. */
+#define MAX_CAPTURES 64
+static pthread_mutex_t g_capture_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct CUstream_st *g_capturing[MAX_CAPTURES];
+static __thread CUstreamCaptureMode t_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+static __thread struct CUstream_st *t_capturing; /* this thread's last capture */
+
+FCU_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
+{
+    CUresult r = fcu_initialised();
+    if (r) return r;
+    if (!mode || (unsigned)*mode > CU_STREAM_CAPTURE_MODE_RELAXED) return CUDA_ERROR_INVALID_VALUE;
+    CUstreamCaptureMode old = t_mode;
+    t_mode = *mode;
+    *mode = old;
+    return CUDA_SUCCESS;
+}
+
+CUresult fcu_capture_unsafe_call(void)
+{
+    if (t_mode == CU_STREAM_CAPTURE_MODE_RELAXED) return CUDA_SUCCESS;
+    int broke = 0;
+    pthread_mutex_lock(&g_capture_lock);
+    for (int i = 0; i < MAX_CAPTURES; i++) {
+        struct CUstream_st *s = g_capturing[i];
+        if (s && (s->capture_mode == CU_STREAM_CAPTURE_MODE_GLOBAL ||
+                  (s == t_capturing && s->capture_mode != CU_STREAM_CAPTURE_MODE_RELAXED))) {
+            atomic_store(&s->invalidated, 1);
+            broke = 1;
+        }
+    }
+    pthread_mutex_unlock(&g_capture_lock);
+    return broke ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
+}
+
+static void listed(struct CUstream_st *s, int on)
+{
+    pthread_mutex_lock(&g_capture_lock);
+    for (int i = 0; i < MAX_CAPTURES; i++)
+        if (on ? !g_capturing[i] : g_capturing[i] == s) {
+            g_capturing[i] = on ? s : NULL;
+            break;
+        }
+    pthread_mutex_unlock(&g_capture_lock);
+}
+
 static CUresult begin_capture(CUstream hs, CUstreamCaptureMode mode)
 {
     CUresult r = fcu_need_context();
@@ -136,7 +182,11 @@ static CUresult begin_capture(CUstream hs, CUstreamCaptureMode mode)
     if (s->capturing) return CUDA_ERROR_ILLEGAL_STATE;
     if (!(s->graph = calloc(1, sizeof *s->graph))) return CUDA_ERROR_OUT_OF_MEMORY;
     s->capturing = 1;
+    s->capture_mode = (int)mode;
+    atomic_store(&s->invalidated, 0);
     s->capture_id = atomic_fetch_add(&g_capture_ids, 1) + 1;
+    t_capturing = s;
+    listed(s, 1);
     return CUDA_SUCCESS;
 }
 
@@ -157,9 +207,17 @@ static CUresult end_capture(CUstream hs, CUgraph *graph)
     struct CUstream_st *s = fcu_stream(hs);
     if (!graph) return CUDA_ERROR_INVALID_VALUE;
     if (!s || !s->capturing) return CUDA_ERROR_ILLEGAL_STATE;
+    listed(s, 0);
+    s->capturing = 0;
+    if (t_capturing == s) t_capturing = NULL;
+    if (atomic_load(&s->invalidated)) { /* the real driver's answer: no graph */
+        cuGraphDestroy(s->graph);
+        s->graph = NULL;
+        *graph = NULL;
+        return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    }
     *graph = s->graph;
     s->graph = NULL;
-    s->capturing = 0;
     return CUDA_SUCCESS;
 }
 

@@ -120,7 +120,7 @@ FCU_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n) /* 
     return CUDA_SUCCESS;
 }
 
-FCU_EXPORT CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) /* _v2 */
+static CUresult copy_dtoh(void *dst, CUdeviceptr src, size_t n)
 {
     CUresult r = fcu_need_context();
     if (r) return r;
@@ -128,6 +128,13 @@ FCU_EXPORT CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) /* _v2 */
     if (!dst || !fcu_valid_range(src, n)) return CUDA_ERROR_INVALID_VALUE;
     memcpy(dst, (const void *)(uintptr_t)src, n);
     return CUDA_SUCCESS;
+}
+
+/* Synchronous (it waits for the legacy default stream): unsafe during a capture. */
+FCU_EXPORT CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) /* _v2 */
+{
+    CUresult r = fcu_capture_unsafe_call();
+    return r ? r : copy_dtoh(dst, src, n);
 }
 
 FCU_EXPORT CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n) /* _v2 */
@@ -172,7 +179,7 @@ FCU_EXPORT CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n,
                                       CUstream s) /* cuMemcpyDtoHAsync_v2 */
 {
     (void)s;
-    return cuMemcpyDtoH(dst, src, n);
+    return copy_dtoh(dst, src, n);
 }
 
 FCU_EXPORT CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n,

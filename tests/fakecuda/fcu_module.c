@@ -86,6 +86,7 @@ FCU_EXPORT CUresult cuModuleLoadData(CUmodule *mod, const void *image)
     CUresult r = fcu_need_context();
     if (r) return r;
     if (!mod) return CUDA_ERROR_INVALID_VALUE;
+    if ((r = fcu_capture_unsafe_call())) return r; /* a module load is unsafe during a capture */
     struct CUmod_st *m = fresh(sizeof *m, 1);
     if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
     if ((r = load(m, image))) {

@@ -104,6 +104,18 @@ r=$(latest_result)
   "[('tscale', 'graph_capture')]" ] || fail "graph: kernel list: $(cat "$r")"
 rm -rf "$AOE_WORK_PATH"/spool "$AOE_WORK_PATH"/aoe_result_*
 
+# A first launch captured (its buffers read back) while another thread
+# captures a stream of its own in global mode, torch.cuda.graph's default:
+# the shim's copies run in relaxed capture mode on the launch's stream. Its
+# synchronous copy used to be a forbidden call there, which broke that
+# thread's capture (the fake driver models the rule).
+out=$(AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" "$client" graph-elsewhere 2>"$T/err_ge") ||
+  fail "graph-elsewhere: $(cat "$T/err_ge")"
+[ "$out" = "graph-elsewhere: the other thread's capture intact; tscale ok" ] ||
+  fail "graph-elsewhere: $out $(cat "$T/err_ge")"
+compgen -G "$AOE_WORK_PATH/spool/*.job" >/dev/null || fail "graph-elsewhere: nothing captured"
+rm -rf "$AOE_WORK_PATH"/spool "$AOE_WORK_PATH"/aoe_result_*
+
 # record WPT THREADS BLOCK: a bank import document for the captured operator
 record() {
   "$PY" - "$T/job.json" "$@" <<'PYEOF'

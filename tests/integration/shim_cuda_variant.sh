@@ -67,6 +67,16 @@ out=$(LD_PRELOAD="$PROBE" "$client" exit 2>"$T/err") || rc=$?
 [ $rc = 0 ] && [ "$out" = "exit: 12 variants asked for, exiting" ] || fail "exit: status $rc, $out $(tail -5 "$T/err")"
 echo "shim_cuda_variant: an exit with 12 variants queued ends cleanly"
 
+# A variant built while the asking thread captures a stream in global mode:
+# the poller's module load runs in relaxed capture mode. It used to fail as a
+# forbidden call and break the program's capture (the fake driver models the
+# rule).
+rc=0
+out=$(LD_PRELOAD="$PROBE" "$client" capture 2>"$T/err") || rc=$?
+[ $rc = 0 ] && [ "$out" = "capture: a variant built during a global-mode capture, the capture intact" ] ||
+  fail "capture: status $rc, $out $(grep -v 'nvrtc program\|CUDA module' "$T/err" | tail -5)"
+echo "shim_cuda_variant: a variant built during a global-mode capture leaves the capture intact"
+
 # Not under ASan (asan/run.sh): its allocator can stay locked in a child
 # forked while the poller thread builds.
 if [ -n "${AOE_TEST_PRELOAD:-}" ]; then

@@ -9,6 +9,9 @@
  *              cuda_module_file_linked loads it as a kernel cache would)
  *   saveptx FILE the same with the PTX (loaded instead of the CUBIN)
  *   graph      tscale first launched into a stream capture, then on the stream
+ *   graph-elsewhere  tscale first launched (its buffers read back for the
+ *              job) while another thread captures a stream of its own in
+ *              global mode; prints whether that capture ended intact
  *   hit SECS   tscale until the variant ran (fakecuda_tscale_last_wpt != 1) or
  *              SECS passed; prints the WPT seen and whether out is right
  *   bench N    tbench (no host code: the fake only checks) N times after its
@@ -24,6 +27,7 @@
 #include <cuda.h>
 #include <nvrtc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +105,28 @@ static void *race_thread(void *arg)
     r->launches = i;
     cuMemFree(din);
     cuMemFree(dout);
+    return NULL;
+}
+
+/* A thread capturing its own stream in global mode (torch.cuda.graph's
+ * default) until told to end. */
+typedef struct {
+    CUcontext ctx;
+    CUstream s;
+    atomic_int begun, end;
+    CUresult result; /* cuStreamEndCapture's */
+} capturer;
+
+static void *capture_thread(void *arg)
+{
+    capturer *c = arg;
+    CUgraph g = NULL;
+    cuCtxSetCurrent(c->ctx);
+    c->result = cuStreamBeginCapture(c->s, CU_STREAM_CAPTURE_MODE_GLOBAL);
+    atomic_store(&c->begun, 1);
+    while (!atomic_load(&c->end)) sched_yield();
+    if (c->result == CUDA_SUCCESS) c->result = cuStreamEndCapture(c->s, &g);
+    if (g) cuGraphDestroy(g);
     return NULL;
 }
 
@@ -200,6 +226,23 @@ int main(int argc, char **argv)
         CHECK(cuMemcpyDtoH(out, dout, sizeof out));
         printf("graph: %zu node(s) captured; after it: %s\n", nodes,
                right(out, in, a) ? "ok" : "wrong");
+        CHECK(cuStreamDestroy(s));
+        goto done;
+    }
+    if (!strcmp(mode, "graph-elsewhere")) {
+        CUstream s;
+        CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+        capturer c = {.ctx = ctx, .s = s};
+        pthread_t th;
+        if (pthread_create(&th, NULL, capture_thread, &c)) return 1;
+        while (!atomic_load(&c.begun)) sched_yield();
+        CHECK(cuLaunchKernel(tscale, N / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, args, NULL));
+        CHECK(cuCtxSynchronize());
+        atomic_store(&c.end, 1);
+        pthread_join(th, NULL);
+        CHECK(cuMemcpyDtoH(out, dout, sizeof out));
+        printf("graph-elsewhere: the other thread's capture %s; tscale %s\n",
+               c.result == CUDA_SUCCESS ? "intact" : "broken", right(out, in, a) ? "ok" : "wrong");
         CHECK(cuStreamDestroy(s));
         goto done;
     }

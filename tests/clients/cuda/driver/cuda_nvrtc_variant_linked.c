@@ -7,6 +7,8 @@
  *                                        different variants at once
  *   cuda_nvrtc_variant_linked exit       asks for variants and exits at once
  *   cuda_nvrtc_variant_linked fork       a child builds a variant of its own
+ *   cuda_nvrtc_variant_linked capture    a variant built while this thread
+ *                                        captures a stream in global mode
  * Exit status 1 on a failed check (said on stderr). */
 #include "cuda_driver_common.h"
 #include "fakecuda.h"
@@ -305,9 +307,38 @@ static int fork_child(void)
     return 0;
 }
 
+/* A variant built (on the poller thread) while this thread captures a
+ * stream in global mode, torch.cuda.graph's default: the build's module load
+ * is a potentially unsafe call, which under the thread's default mode fails
+ * and breaks the program's capture. */
+static int capture(void)
+{
+    size_t size;
+    char *cubin = compile("vadd.cu", NULL, &size);
+    void *t;
+    CUfunction own = load(cubin, size, &t);
+    CUstream s;
+    CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    CHECK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    int st;
+    CUfunction v5 = ask(t, " -DSCALE=5", &st);
+    CUgraph g = NULL;
+    CUresult end = cuStreamEndCapture(s, &g);
+    EXPECT(end == CUDA_SUCCESS, "the program's capture ended with %d", (int)end);
+    EXPECT(v5 && st == VAR_READY, "SCALE=5 during the capture: state %d", st);
+    if (g) CHECK(cuGraphDestroy(g));
+    CHECK(cuStreamDestroy(s));
+    check_launch(v5, 5, "variant SCALE=5");
+    check_launch(own, 1, "own function");
+    printf("capture: a variant built during a global-mode capture, the capture intact\n");
+    free(cubin);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "basic";
+    if (!strcmp(mode, "capture")) return setup(), capture();
     setup();
     if (!strcmp(mode, "basic")) return basic();
     if (!strcmp(mode, "race")) return race(argc > 2 ? atoi(argv[2]) : 8);
