@@ -535,7 +535,7 @@ Test(portfolio, settings_are_checked_and_take_effect)
     cr_assert_null(aoe_portfolio_range("nope"));
     cr_assert_str_eq(aoe_portfolio_names(),
                      "decay, floor, top, sharp, off, rule, gain, bo_draws, bo_failed, "
-                     "bo_average, tail, stall, burst, step_by");
+                     "bo_average, tail, stall, burst, early, early_budget, step_by");
     /* Every arm off: what is left is random search, draw for draw. */
     static probe a, r;
     cr_assert_eq(aoe_portfolio_set("off", 63), 0);
@@ -567,4 +567,37 @@ Test(portfolio, cli_set_is_parsed_and_bad_ones_refused)
         cr_assert_eq(aoe_simulate_main(argc, bad[i]), AOE_EXIT_USAGE, "case %zu", i);
     }
     aoe_portfolio_defaults();
+}
+
+/* First index where two traces part (n when they agree over n). */
+static size_t parting(const probe *a, const probe *b, size_t n)
+{
+    size_t i = 0;
+    while (i < n && a->trace[i] == b->trace[i]) i++;
+    return i;
+}
+
+/* A search of at least early_budget (150) evaluations starts with early (40)
+ * global looks right after its first design; a shorter one does not, so up
+ * to its tail it goes as one of 100 does, draw for draw. */
+Test(portfolio, a_long_search_starts_with_global_looks)
+{
+    make_bowl();
+    static probe s100, s149, s200, s200_off;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        run("auto", &bowl_space, &s100, 100, seed);
+        run("auto", &bowl_space, &s149, 149, seed);
+        run("auto", &bowl_space, &s200, 200, seed);
+        cr_assert_eq(aoe_portfolio_set("early", 0), 0);
+        run("auto", &bowl_space, &s200_off, 200, seed);
+        aoe_portfolio_defaults();
+        size_t first = parting(&s100, &s200, 100);
+        cr_expect(first >= 5 && first <= 30,
+                  "seed %d: 200 evaluations part from 100 at %zu, not right after the design",
+                  (int)seed, first);
+        cr_expect_geq(parting(&s100, &s149, 100), 90, "seed %d: 149 evaluations went global",
+                      (int)seed);
+        cr_expect_geq(parting(&s100, &s200_off, 100), 90, "seed %d: early=0 still went global",
+                      (int)seed);
+    }
 }

@@ -176,6 +176,16 @@ bool aoe_search_time_ending(const aoe_search *s, double share, size_t evals)
     return s->deadline - now <= keep;
 }
 
+size_t aoe_search_horizon(const aoe_search *s)
+{
+    if (s->deadline <= 0 || s->evals == 0) return s->max_evals;
+    double now = search_now(s), pace = (now - s->started) / (double)s->evals;
+    double more = pace > 0 ? (s->deadline - now) / pace : (double)s->max_evals;
+    if (!(more > 0)) more = 0;
+    double all = (double)s->evals + more;
+    return all < (double)s->max_evals ? (size_t)all : s->max_evals;
+}
+
 double aoe_search_eval(aoe_search *s, long row)
 {
     if (row < 0 || (size_t)row >= s->space->n_configs) return AOE_UNSEEN;

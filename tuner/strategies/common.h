@@ -58,6 +58,9 @@ void aoe_search_result_of(const aoe_search *s, aoe_search_result *out);
 /* True once the evaluation budget, the clock or the space is exhausted. */
 bool aoe_search_done(aoe_search *s);
 
+/* The evaluations the search can expect in all: max_evals, or under a time
+ * limit the fewer of that and what fits in it at the pace so far. */
+size_t aoe_search_horizon(const aoe_search *s);
 /* True when a time limit will end the search within its last `share` of
  * the time and within `evals` evaluations at the mean pace so far: what a
  * strategy keeps for its last evaluations happens when the clock, not the

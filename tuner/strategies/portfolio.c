@@ -42,7 +42,14 @@
  * evaluations whenever `stall` (30) have passed without a time that beats
  * the best by `gain`: where the members have stopped finding better
  * configurations the look costs little, and where they still find them (the
- * convolutions' tiled paths) it does not run. Spaces of at most 1024
+ * convolutions' tiled paths) it does not run. A search of at least
+ * `early_budget` (150) evaluations (under a time limit, as many as fit in it
+ * at the pace of its first design) starts with `early` (40) global
+ * looks right after its first design: a long search can afford to learn the
+ * whole space first, and a Gaussian process fitted to a spread design points
+ * to optima that one fitted inside the members' basins ranks low (the
+ * dedispersion W6600's, round 27 of docs/experiments/search-strategies.md);
+ * a short one has no evaluations to spare for it. Spaces of at most 1024
  * configurations start with Bayesian optimisation (surrogate_bo.c); spaces
  * whose parameters have more than 512 values in all run on evolve and step. */
 #include "tuner/strategies/portfolio.h"
@@ -91,6 +98,10 @@ static const double bo_scales[] = {0.25, 0.5, 1.0}; /* weighted by marginal like
       "evaluations without beating the best by `gain` after which bo scores every unseen row "     \
       "(0: never)")                                                                                \
     X(burst, 3, 1000, 1, "... for this many evaluations, then the count starts again")             \
+    X(early, 40, 1000, 1,                                                                          \
+      "evaluations right after the first design where bo scores every unseen row, when the "       \
+      "budget is at least early_budget")                                                           \
+    X(early_budget, 150, 1e6, 1, "the least budget (evaluations) that starts with early looks")    \
     X(step_by, 1, 1, 1,                                                                            \
       "the step member's neighbour: 0 a random one of the best's, 1 the one of the 3 best's "      \
       "that the model's mean ranks best")
@@ -336,6 +347,11 @@ void aoe_strategy_portfolio(aoe_search *s)
     /* A stall (top of the file): `since` counts evaluations since the best
      * was last beaten by `gain`, or since the last burst ended. */
     size_t since = 0, burst_left = 0;
+    /* The early looks (top of the file): a long search starts global, its
+     * length known once its first design is measured (under a time limit,
+     * from the pace of that design). */
+    size_t early_left = 0;
+    bool early_decided = false;
     while (!aoe_search_done(s)) {
         for (; seen < s->evals; seen++) {
             long r = s->history[seen];
@@ -345,11 +361,17 @@ void aoe_strategy_portfolio(aoe_search *s)
         long next = -1;
         int arm = -1;
         if (n_ranked >= n_init) {
+            if (!early_decided) {
+                early_decided = true;
+                if (aoe_search_horizon(s) >= (size_t)set.early_budget)
+                    early_left = (size_t)set.early;
+            }
             if (set.stall > 0 && !burst_left && since >= (size_t)set.stall)
                 burst_left = (size_t)set.burst;
             bool tail = s->evals >= tail_from ||
                         (set.tail > 0 && aoe_search_time_ending(s, set.tail, TAIL_MAX));
-            bool global = (tail || burst_left) && !(off >> ARM_BO & 1);
+            bool global = (tail || burst_left || early_left) && !(off >> ARM_BO & 1);
+            if (early_left) early_left--;
             arm = global ? ARM_BO : choose_arm(&b, &s->rng, off);
             if (arm == ARM_MODEL)
                 next = aoe_surrogate_propose(sur, s);
