@@ -11,6 +11,7 @@
 #include "hooks/nvrtc_internal.h"
 
 #include "preload/shim.h"
+#include "store/opkey.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -33,34 +34,22 @@ static struct {
 } g_callers[MAX_CALLERS];
 static int g_ncallers;
 
-static const char *const g_fn_names[AOE_NVF_COUNT] = {
-#define AOE_NV_NAME(fn) #fn,
-    AOE_NV_WRAPPED(AOE_NV_NAME) AOE_NV_CALLED(AOE_NV_NAME)
-#undef AOE_NV_NAME
-};
-
-/* The table of the library at path holding create (the caller holds g_lock),
- * or NULL when there is no room. */
-static const aoe_nv_lib *lib_at(const char *path, void *create)
+/* The entry of g_libs for the library l describes (l filled outside the
+ * lock, copied in), or NULL when there is no room. */
+static const aoe_nv_lib *lib_of(const aoe_nv_lib *l)
 {
-    for (int i = 0; i < g_nlibs; i++)
-        if (g_libs[i].fn[AOE_NVF_nvrtcCreateProgram] == create) return &g_libs[i];
-    if (g_nlibs == MAX_LIBS) return NULL;
-    /* pinned: its entry points stay valid whoever dlcloses it */
-    void *h = dlopen(path, RTLD_NOLOAD | RTLD_NODELETE | RTLD_LAZY);
-    if (!h) return NULL;
-    aoe_nv_lib *l = &g_libs[g_nlibs];
-    for (int i = 0; i < AOE_NVF_COUNT; i++) l->fn[i] = aoe_real_dlsym(h, g_fn_names[i]);
-    dlclose(h);
-    if (l->fn[AOE_NVF_nvrtcCreateProgram] != create) return NULL;
-    char real[PATH_MAX];
-    snprintf(l->path, sizeof l->path, "%s", realpath(path, real) ? real : path);
-    g_nlibs++;
-    return l;
+    void *create = l->fn[AOE_NVF_nvrtcCreateProgram];
+    const aoe_nv_lib *found = NULL;
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < g_nlibs && !found; i++)
+        if (g_libs[i].fn[AOE_NVF_nvrtcCreateProgram] == create) found = &g_libs[i];
+    if (!found && g_nlibs < MAX_LIBS) g_libs[g_nlibs] = *l, found = &g_libs[g_nlibs++];
+    pthread_mutex_unlock(&g_lock);
+    return found;
 }
 
 /* The libnvrtc the object at fname is linked against, when it is not the
- * process's first one (NULL: use that one). */
+ * process's first one (NULL: use that one). Never under g_lock: it dlopens. */
 static const aoe_nv_lib *resolve(const char *fname)
 {
     if (!fname || !fname[0]) return NULL; /* the main program: its libraries are global */
@@ -74,24 +63,23 @@ static const aoe_nv_lib *resolve(const char *fname)
         return NULL;
     const char *base = strrchr(li.dli_fname, '/');
     if (strncmp(base ? base + 1 : li.dli_fname, "libnvrtc", 8)) return NULL;
-    pthread_mutex_lock(&g_lock);
-    const aoe_nv_lib *l = lib_at(li.dli_fname, create);
-    pthread_mutex_unlock(&g_lock);
-    return l;
-}
-
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; s && *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
+    /* pinned: its entry points stay valid whoever dlcloses it */
+    void *lh = dlopen(li.dli_fname, RTLD_NOLOAD | RTLD_NODELETE | RTLD_LAZY);
+    if (!lh) return NULL;
+    aoe_nv_lib l;
+    aoe_nv_table_of(lh, l.fn);
+    dlclose(lh);
+    if (l.fn[AOE_NVF_nvrtcCreateProgram] != create) return NULL;
+    char real[PATH_MAX];
+    snprintf(l.path, sizeof l.path, "%s", realpath(li.dli_fname, real) ? real : li.dli_fname);
+    return lib_of(&l);
 }
 
 const aoe_nv_lib *aoe_nv_lib_of(const void *ret)
 {
     Dl_info ci;
     if (!ret || !dladdr(ret, &ci) || !ci.dli_fbase) return NULL;
-    uint64_t name = name_hash(ci.dli_fname);
+    uint64_t name = aoe_hash64_bytes(ci.dli_fname, ci.dli_fname ? strlen(ci.dli_fname) : 0, 0);
     pthread_mutex_lock(&g_lock);
     for (int i = 0; i < g_ncallers; i++)
         if (g_callers[i].base == ci.dli_fbase && g_callers[i].name == name) {
@@ -100,7 +88,7 @@ const aoe_nv_lib *aoe_nv_lib_of(const void *ret)
             return l;
         }
     pthread_mutex_unlock(&g_lock);
-    const aoe_nv_lib *l = resolve(ci.dli_fname); /* dlopen: outside the lock */
+    const aoe_nv_lib *l = resolve(ci.dli_fname);
     pthread_mutex_lock(&g_lock);
     if (g_ncallers < MAX_CALLERS) {
         g_callers[g_ncallers].base = ci.dli_fbase, g_callers[g_ncallers].name = name;

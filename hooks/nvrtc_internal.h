@@ -72,6 +72,9 @@ static inline void *aoe_nv_fn(const aoe_nv_lib *lib, int idx)
  * loaded, else library opened by its path (checked; opened once, kept).
  * 0, or -1 and why. */
 int aoe_nv_real_table(const char *library, void **fns, char *why, size_t wlen);
+/* Every entry point (fns[AOE_NVF_*], a missing one NULL) of the library
+ * behind handle. */
+void aoe_nv_table_of(void *handle, void **fns);
 
 void *aoe_nv_wrapper_for(const char *name);
 void *aoe_nv_real_for(const char *name);

@@ -132,8 +132,13 @@ int aoe_nv_real_table(const char *library, void **fns, char *why, size_t wlen)
     }
     void *h = open_library(library, why, wlen);
     if (!h) return -1;
-    for (int i = 0; i < AOE_NVF_COUNT; i++) fns[i] = aoe_real_dlsym(h, g_names[i]);
+    aoe_nv_table_of(h, fns);
     return 0;
+}
+
+void aoe_nv_table_of(void *handle, void **fns)
+{
+    for (int i = 0; i < AOE_NVF_COUNT; i++) fns[i] = aoe_real_dlsym(handle, g_names[i]);
 }
 
 void aoe_nv_atfork_child(void)
