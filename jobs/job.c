@@ -213,6 +213,8 @@ void aoe_job_free(aoe_job *job)
     for (uint32_t i = 0; job->args && i < job->nargs; i++) free(job->args[i].data);
     free(job->args);
     free(job->call_site);
+    free(job->settings.bank);
+    free(job->settings.tunables);
     if (job->space_json) cJSON_free(job->space_json);
     aoe_job_options_free(job->option_list, job->noptions);
     if (job->runtime_extra) cJSON_free(job->runtime_extra);

@@ -85,6 +85,16 @@ typedef enum {
     AOE_LAUNCH_GRID_BLOCK = 1    /* grid = blocks, block = threads per block (CUDA) */
 } aoe_job_launch_kind;
 
+/* The settings of the program that queued the job. One tuner serves every
+ * program of a spool, started in the environment of one of them; a tuner
+ * serving a spool uses these for the job instead of its own (docs/formats.md). */
+typedef struct {
+    int present;      /* the job says them; else the tuner's own apply */
+    char *bank;       /* TUNE_BANK_PATH as an absolute path, or NULL (not said) */
+    char *tunables;   /* AOE_TUNABLES with every path absolute ("": none) */
+    int auto_defines; /* AOE_AUTO_DEFINES */
+} aoe_job_settings;
+
 typedef struct {
     int format;        /* the format the job was read from (AOE_JOB_FORMAT when made) */
     char *runtime;     /* "opencl": a short identifier, [a-z][a-z0-9_]{0,31} */
@@ -122,6 +132,7 @@ typedef struct {
     aoe_job_launch_kind launch_kind;
     uint64_t dynamic_shared_bytes; /* per block / work-group, beyond the program's own */
     char *runtime_extra; /* JSON object text: per-runtime fields the codec does not map, or NULL */
+    aoe_job_settings settings; /* format 2, optional; not part of the key */
 } aoe_job;
 
 /* Reader limits (a job beyond them is rejected, naming the field). */
@@ -133,6 +144,8 @@ typedef struct {
 #define AOE_JOB_MAX_OPTIONS 4096        /* entries of the option list */
 #define AOE_JOB_MAX_EXTRA (1 << 20)     /* bytes of runtime_extra as compact JSON */
 #define AOE_JOB_MAX_SHARED 4294967295.0 /* dynamic shared memory bytes */
+#define AOE_JOB_MAX_BANK 4095           /* characters of settings.bank */
+#define AOE_JOB_MAX_TUNABLES 16384      /* characters of settings.tunables */
 
 /* Reads and validates a job file. Returns 0, or -1 with a message naming the
  * field at fault (e.g. "args[2].size: expected a non-negative integer"). */

@@ -259,11 +259,37 @@ static int parse_extra(const cJSON *root, aoe_job *job, char *err, size_t errlen
     return rc;
 }
 
+/* settings: what the program that queued the job set (aoe_job_settings).
+ * The bank is opened with the checks of any bank (the user's own directory,
+ * no link followed), the tunables files parsed like any tunables file. */
+static int parse_settings(const cJSON *root, aoe_job *job, char *err, size_t errlen)
+{
+    static const char *const known[] = {"bank", "tunables", "auto_defines", NULL};
+    aoe_job_settings *s = &job->settings;
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "settings");
+    if (!o || cJSON_IsNull(o)) return 0;
+    if (!cJSON_IsObject(o)) return aoe_errf(err, errlen, "settings: expected an object");
+    if (aoe_jf_known(o, known, "settings.", err, errlen) ||
+        aoe_jf_string(o, "bank", "settings.bank", 0, AOE_JOB_MAX_BANK, &s->bank, err, errlen) ||
+        aoe_jf_string(o, "tunables", "settings.tunables", 1, AOE_JOB_MAX_TUNABLES, &s->tunables,
+                      err, errlen))
+        return -1;
+    if (s->bank && s->bank[0] != '/')
+        return aoe_errf(err, errlen, "settings.bank: expected an absolute path");
+    const cJSON *ad = cJSON_GetObjectItemCaseSensitive(o, "auto_defines");
+    if (!cJSON_IsBool(ad))
+        return aoe_errf(err, errlen, "settings.auto_defines: expected true or false");
+    s->auto_defines = cJSON_IsTrue(ad);
+    s->present = 1;
+    return 0;
+}
+
 int aoe_job_parse_v2(const cJSON *root, aoe_job *job, char *err, size_t errlen)
 {
     static const char *const known[] = {
-        "format", "runtime", "fingerprint", "key",    "call_site", "repeat_tune",   "space",
-        "budget", "op",      "program",     "launch", "args",      "runtime_extra", NULL};
+        "format",      "runtime", "fingerprint",   "key",      "call_site",
+        "repeat_tune", "space",   "budget",        "op",       "program",
+        "launch",      "args",    "runtime_extra", "settings", NULL};
     if (aoe_jf_known(root, known, "", err, errlen)) return -1;
     if (parse_op(root, job, err, errlen) || parse_program(root, job, err, errlen) ||
         parse_launch(root, job, err, errlen) || aoe_jf_args(root, job, 2, err, errlen))
@@ -275,7 +301,7 @@ int aoe_job_parse_v2(const cJSON *root, aoe_job *job, char *err, size_t errlen)
                                 "args[%u].kind: a library call takes scalar and buffer arguments "
                                 "only",
                                 i);
-    if (parse_extra(root, job, err, errlen)) return -1;
+    if (parse_extra(root, job, err, errlen) || parse_settings(root, job, err, errlen)) return -1;
     if (!job->options && !(job->options = aoe_job_options_join(job->option_list, job->noptions)))
         return aoe_errf(err, errlen, "program.options: out of memory");
     return 0;

@@ -175,6 +175,18 @@ static int put_job(FILE *f, const aoe_job *job, const prepared *pr)
     else
         fputs("null", f);
     fprintf(f, ",\n\"repeat_tune\":%s", job->repeat_tune ? "true" : "false");
+    const aoe_job_settings *st = &job->settings;
+    if (st->present) {
+        fputs(",\n\"settings\":{", f);
+        if (st->bank) {
+            fputs("\"bank\":", f);
+            put_string(f, st->bank);
+            fputc(',', f);
+        }
+        fputs("\"tunables\":", f);
+        put_string(f, st->tunables ? st->tunables : "");
+        fprintf(f, ",\"auto_defines\":%s}", st->auto_defines ? "true" : "false");
+    }
     if (job->space_json) {
         fputs(",\n\"space\":", f);
         fputs(job->space_json, f);
@@ -345,6 +357,9 @@ static int writable(const aoe_job *job, const prepared *pr)
         strlen(job->fingerprint) >= AOE_FINGERPRINT_LEN || !runtime_ok(job->runtime))
         return 0;
     if (!program_ok(job, pr) || !args_ok(job)) return 0;
+    const aoe_job_settings *st = &job->settings;
+    if (st->bank && (st->bank[0] != '/' || strlen(st->bank) > AOE_JOB_MAX_BANK)) return 0;
+    if (st->tunables && strlen(st->tunables) > AOE_JOB_MAX_TUNABLES) return 0;
     aoe_gemm_desc gemm; /* a GEMM job's description and arguments as the reader checks them */
     if (aoe_job_is_gemm(job) && aoe_gemm_from_job(job, &gemm, NULL, 0)) return 0;
     if (job->space_json) {

@@ -19,9 +19,40 @@ typedef struct {
     size_t nrows, cap;
     int tty;
     const char *kernel;
-    size_t last_line; /* plain progress: evaluations at the last printed line */
-    int header_done;  /* the table's header is out */
+    size_t last_line;   /* plain progress: evaluations at the last printed line */
+    int header_done;    /* the table's header is out */
+    aoe_bank *job_bank; /* the last spool job's own bank when not the tuner's (bank_for) */
+    char job_bank_path[AOE_JOB_MAX_BANK + 1];
 } run_ctx;
+
+/* Same directory (device and inode): one LMDB environment must not be
+ * opened twice in a process, whatever the spelling of its path. */
+static int same_dir(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!strcmp(a, b)) return 1;
+    return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Where a job's result goes. A spool job names the bank of the program that
+ * queued it: one tuner serves every program of a spool, and programs that
+ * share AOE_WORK_PATH may each have their own TUNE_BANK_PATH. --bank, job
+ * files and jobs that name no bank use the tuner's own. NULL with err when
+ * the job's bank cannot be opened (the same checks as any bank's). */
+static aoe_bank *bank_for(run_ctx *x, const aoe_job *job, char *err, size_t errlen)
+{
+    aoe_tune_cli *c = x->c;
+    aoe_bank *own = c->bank_handle;
+    if (!own || !c->spool || c->bank || !job->settings.bank) return own;
+    if (same_dir(job->settings.bank, aoe_bank_path(own))) return own;
+    if (x->job_bank && same_dir(job->settings.bank, x->job_bank_path)) return x->job_bank;
+    if (x->job_bank) aoe_bank_close(x->job_bank);
+    snprintf(x->job_bank_path, sizeof x->job_bank_path, "%s", job->settings.bank);
+    char why[512];
+    x->job_bank = aoe_bank_open(job->settings.bank, AOE_BANK_WRITE, why, sizeof why);
+    if (!x->job_bank) snprintf(err, errlen, "the job's bank: %s", why);
+    return x->job_bank;
+}
 
 static void progress(void *ctx, size_t done, size_t total, double best_us, double default_us)
 {
@@ -42,7 +73,8 @@ static void progress(void *ctx, size_t done, size_t total, double best_us, doubl
 
 /* attempt: the spool's try of this job; a job file named on the command line
  * is tried once (AOE_SPOOL_MAX_ATTEMPTS: its last). */
-static void options_for(run_ctx *x, const aoe_job *job, unsigned attempt, aoe_tune_options *o)
+static void options_for(run_ctx *x, const aoe_job *job, unsigned attempt, aoe_bank *bank,
+                        aoe_tune_options *o)
 {
     const aoe_tune_cli *c = x->c;
     const aoe_config *cfg = c->cfg;
@@ -57,8 +89,13 @@ static void options_for(run_ctx *x, const aoe_job *job, unsigned attempt, aoe_tu
     o->time_limit_fixed = c->time_limit > 0; /* else scaled for a slow kernel (run_plan.h) */
     o->seed = c->seed_set ? c->seed : 1;
     o->space.tunables_dir = c->tunables_dir[0] ? c->tunables_dir : NULL;
-    o->space.tunables_extra = cfg->text[AOE_CFG_TUNABLES][0] ? cfg->text[AOE_CFG_TUNABLES] : NULL;
-    o->space.auto_defines = c->auto_defines || cfg->num[AOE_CFG_AUTO_DEFINES];
+    /* A spool job's own program's tunables (the tuner may have been started
+     * by another program); a job file's are the caller's. */
+    const aoe_job_settings *js = c->spool && job->settings.present ? &job->settings : NULL;
+    const char *tunables = js ? js->tunables : cfg->text[AOE_CFG_TUNABLES];
+    o->space.tunables_extra = tunables && tunables[0] ? tunables : NULL;
+    o->space.auto_defines =
+        c->auto_defines || (js ? js->auto_defines : cfg->num[AOE_CFG_AUTO_DEFINES]);
     o->parallel_compile = (int)cfg->num[AOE_CFG_PARALLEL_COMPILE];
     o->variant_timeout_s = (double)cfg->num[AOE_CFG_VARIANT_TIMEOUT];
     o->dry_run = c->dry_run;
@@ -66,7 +103,7 @@ static void options_for(run_ctx *x, const aoe_job *job, unsigned attempt, aoe_tu
     o->wait_for_cpu = !cfg->num[AOE_CFG_WAIT_FOR_CPU]    ? AOE_WAIT_NEVER
                       : attempt < AOE_SPOOL_MAX_ATTEMPTS ? AOE_WAIT_OR_PUT_BACK
                                                          : AOE_WAIT_THEN_TIME;
-    o->bank = c->bank_handle;
+    o->bank = bank;
     o->progress = progress;
     o->progress_ctx = x;
 }
@@ -106,7 +143,18 @@ static aoe_exec_status tune_one(void *ctx, const char *path, const aoe_job *job,
         snprintf(err, errlen, "out of memory");
         return AOE_EXEC_OUT_OF_MEMORY;
     }
-    options_for(x, job, attempt, &o);
+    aoe_bank *bank = bank_for(x, job, err, errlen);
+    if (!bank && x->c->bank_handle) { /* the job's bank is refused or unwritable */
+        row->r.status = AOE_EXEC_IO_ERROR;
+        snprintf(row->r.error, sizeof row->r.error, "%s", err);
+        snprintf(row->r.kernel, sizeof row->r.kernel, "%s", job->kernel_name);
+        row->r.put = -2;
+        row->will_retry = attempt < AOE_SPOOL_MAX_ATTEMPTS;
+        if (!x->c->json) fprintf(stderr, "aoe tune: %s: %s\n", path, err);
+        print_row(x, row);
+        return AOE_EXEC_IO_ERROR;
+    }
+    options_for(x, job, attempt, bank, &o);
     x->kernel = job->kernel_name;
     x->last_line = 0;
     aoe_exec_status st = AOE_EXEC_OK;
@@ -135,8 +183,9 @@ static int known(void *ctx, const aoe_job *job)
 {
     run_ctx *x = ctx;
     aoe_record rec;
-    return x->c->bank_handle &&
-           aoe_bank_get(x->c->bank_handle, job->fingerprint, &job->key, &rec) == 1;
+    char err[600];
+    aoe_bank *bank = bank_for(x, job, err, sizeof err);
+    return bank && aoe_bank_get(bank, job->fingerprint, &job->key, &rec) == 1;
 }
 
 static int finish(run_ctx *x, int rc)
@@ -148,6 +197,8 @@ static int finish(run_ctx *x, int rc)
         free((char *)x->rows[i].file);
     }
     free(x->rows);
+    if (x->job_bank) aoe_bank_close(x->job_bank);
+    x->job_bank = NULL;
     return rc;
 }
 
@@ -217,6 +268,7 @@ int aoe_tune_spool(aoe_tune_cli *c)
     if (st.busy && !sum.tuned && !sum.failed && !sum.skipped && !sum.nothing) {
         /* another tuner owns this spool: silently done */
         free(x.rows);
+        if (x.job_bank) aoe_bank_close(x.job_bank);
         return AOE_EXIT_OK;
     }
     if (!c->json)

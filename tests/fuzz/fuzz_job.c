@@ -31,7 +31,11 @@ static void check_same(const aoe_job *a, const aoe_job *b)
         strcmp(a->runtime, b->runtime) || strcmp(a->fingerprint, b->fingerprint) ||
         !same_str(a->source, b->source) || a->binary_size != b->binary_size ||
         (a->binary && memcmp(a->binary, b->binary, a->binary_size)) ||
-        !same_str(a->runtime_extra, b->runtime_extra))
+        !same_str(a->runtime_extra, b->runtime_extra) ||
+        a->settings.present != b->settings.present ||
+        !same_str(a->settings.bank, b->settings.bank) ||
+        !same_str(a->settings.tunables, b->settings.tunables) ||
+        a->settings.auto_defines != b->settings.auto_defines)
         abort();
     for (uint32_t d = 0; d < a->work_dim; d++)
         if (a->global[d] != b->global[d] || (a->has_local && a->local[d] != b->local[d])) abort();

@@ -2,8 +2,10 @@
 # `aoe tune --spool DIR`: a second tuner exits 0 at once while the lock is held;
 # jobs are claimed and removed when done; a bad job becomes <key>.failed with a
 # one-line <key>.failed.txt; a stale <key>.running is recovered; a job the bank
-# already knows is skipped; --idle-exit waits for late jobs; each job's
-# summary row is written (flushed) as soon as it is done.
+# already knows is skipped; a job naming its program's bank is looked up and
+# saved there (--bank overrides it; a bank others can write is refused and
+# the job put back); --idle-exit waits for late jobs; each job's summary row
+# is written (flushed) as soon as it is done.
 set -euo pipefail
 B=${AOE_BUILD_DIR:?}
 S=${AOE_SOURCE_DIR:?}
@@ -52,6 +54,40 @@ cp "$T/job.json" "$SP/$key.job"
 "$B/bin/aoe" tune --spool "$SP" >"$T/out2" 2>"$T/err2" || { cat "$T/err2"; fail "skip run failed"; }
 grep -q '1 skipped' "$T/err2" || { cat "$T/err2"; fail "known job not skipped"; }
 [ ! -e "$SP/$key.job" ] || fail "skipped job not removed"
+
+# 3b. the job carries its program's settings: the key is looked up in the
+# program's bank, not the tuner's (which knows it); --bank overrides it; a
+# bank directory others can write is refused, nothing is written there, the
+# job put back. The program's tunables declare the space (MODE 0 or 6),
+# where the tuner has none of its own (it would find nothing to tune).
+with_settings() {
+  /usr/bin/python3 - "$T/job.json" "$SP" "$1" <<'PYEOF'
+import json, sys, os
+j = json.load(open(sys.argv[1])); j["settings"] = json.loads(sys.argv[3])
+tmp = os.path.join(sys.argv[2], j["key"] + ".job.tmp")
+json.dump(j, open(tmp, "w")); os.rename(tmp, os.path.join(sys.argv[2], j["key"] + ".job"))
+PYEOF
+}
+settings() { echo "{\"bank\": \"$1\", \"tunables\": \"${2-}\", \"auto_defines\": false}"; }
+with_settings "$(settings "$T/bank2")"
+"$B/bin/aoe" tune --spool "$SP" --bank "$T/bank" >/dev/null 2>"$T/err3b" || fail "--bank run failed"
+grep -q '1 skipped' "$T/err3b" || fail "--bank did not override the job's bank: $(cat "$T/err3b")"
+[ ! -e "$T/bank2" ] || fail "--bank given, the job's bank was created"
+with_settings "$(settings "$T/bank2" "$S/tests/tunables/planted_good.json")"
+AOE_TUNABLES= "$B/bin/aoe" tune --spool "$SP" >/dev/null 2>"$T/err3b" ||
+  fail "job's bank run failed: $(cat "$T/err3b")"
+grep -q '1 tuned' "$T/err3b" || fail "the job's bank was not the one looked up: $(cat "$T/err3b")"
+"$B/bin/aoe" bank list --bank "$T/bank2" --json >"$T/bank2.json"
+/usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["records"]
+assert len(r) == 1 and r[0]["evaluations"] == 2, r' "$T/bank2.json" ||
+  fail "not tuned in the job's bank with its tunables: $(cat "$T/bank2.json")"
+mkdir -m 777 "$T/open"
+with_settings "$(settings "$T/open")"
+"$B/bin/aoe" tune --spool "$SP" >/dev/null 2>"$T/err3b" && fail "a job put back, yet exit 0"
+grep -q "the job's bank: .*$T/open" "$T/err3b" || fail "no reason for the refused bank: $(cat "$T/err3b")"
+grep -q '1 to retry' "$T/err3b" || fail "the job was not put back: $(cat "$T/err3b")"
+[ -z "$(ls -A "$T/open")" ] || fail "something was written in a bank others can write"
+rm -f "$SP/$key.job" "$SP/$key.retry"
 
 # 4. --idle-exit: a job that appears while the tuner idles is tuned.
 "$B/bin/aoe" tune --spool "$SP" --idle-exit 8 --json >"$T/out3" 2>"$T/err3" &

@@ -64,6 +64,7 @@ static aoe_job sample_job(void)
     j.max_evals = 77;
     j.time_limit_s = 12.5;
     j.repeat_tune = 1;
+    j.settings = (aoe_job_settings){1, "/home/u/.local/share/aoe/bank", "/t/a.json:/t/b.json", 1};
     j.key = aoe_job_compute_key(&j);
     return j;
 }
@@ -131,6 +132,10 @@ Test(job, round_trip_keeps_every_field)
     cr_expect_eq(r.max_evals, 77);
     cr_expect_float_eq(r.time_limit_s, 12.5, 1e-12);
     cr_expect_eq(r.repeat_tune, 1);
+    cr_expect_eq(r.settings.present, 1);
+    cr_expect_str_eq(r.settings.bank, "/home/u/.local/share/aoe/bank");
+    cr_expect_str_eq(r.settings.tunables, "/t/a.json:/t/b.json");
+    cr_expect_eq(r.settings.auto_defines, 1);
     aoe_job_free(&r);
     char tmp[256];
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", path_of("a.job"), (long)getpid());
@@ -150,6 +155,7 @@ Test(job, binary_program_null_local_and_empty_options)
     j.call_site = NULL;
     j.space_json = NULL;
     j.repeat_tune = 0;
+    j.settings = (aoe_job_settings){0};
     j.key = aoe_job_compute_key(&j);
     char err[256] = "";
     cr_assert_eq(aoe_job_write(path_of("b.job"), &j), 0);
@@ -162,7 +168,61 @@ Test(job, binary_program_null_local_and_empty_options)
     cr_expect_null(r.call_site);
     cr_expect_null(r.space_json);
     cr_expect_eq(r.repeat_tune, 0);
+    cr_expect_eq(r.settings.present, 0, "settings not said, yet read");
+    cr_expect_null(r.settings.bank);
+    cr_expect_null(r.settings.tunables);
     aoe_job_free(&r);
+}
+
+/* The program's settings: never in the key; the bank absolute, every field
+ * checked and named. */
+Test(job, settings_outside_the_key_and_checked)
+{
+    aoe_job j = sample_job(), r;
+    aoe_key with = aoe_job_compute_key(&j);
+    j.settings = (aoe_job_settings){0};
+    aoe_key without = aoe_job_compute_key(&j);
+    cr_expect(with.hi == without.hi && with.lo == without.lo, "the settings changed the key");
+    j.settings = (aoe_job_settings){1, "bank", "", 0};
+    errno = 0;
+    cr_expect_eq(aoe_job_write(path_of("rel.job"), &j), -1, "a relative bank was written");
+    cr_expect_eq(errno, EINVAL);
+    j.settings.bank = NULL;
+    char err[256] = "";
+    cr_assert_eq(aoe_job_write(path_of("nobank.job"), &j), 0);
+    cr_assert_eq(aoe_job_read(path_of("nobank.job"), &r, err, sizeof err), 0, "%s", err);
+    cr_expect(r.settings.present && !r.settings.bank && !strcmp(r.settings.tunables, "") &&
+              !r.settings.auto_defines);
+    aoe_job_free(&r);
+    j.settings.bank = "/b";
+    cr_assert_eq(aoe_job_write(path_of("abs.job"), &j), 0);
+    char *text = slurp(path_of("abs.job"));
+    cr_assert_not_null(text);
+    const char *good = "\"settings\":{\"bank\":\"/b\",\"tunables\":\"\",\"auto_defines\":false}";
+    struct {
+        const char *text, *field;
+    } bad[] = {
+        {"\"settings\":{\"bank\":\"b\",\"tunables\":\"\",\"auto_defines\":false}", "settings.bank"},
+        {"\"settings\":{\"bank\":\"\",\"tunables\":\"\",\"auto_defines\":false}", "settings.bank"},
+        {"\"settings\":{\"bank\":7,\"tunables\":\"\",\"auto_defines\":false}", "settings.bank"},
+        {"\"settings\":{\"auto_defines\":false}", "settings.tunables"},
+        {"\"settings\":{\"tunables\":\"\",\"auto_defines\":1}", "settings.auto_defines"},
+        {"\"settings\":{\"tunables\":\"\",\"auto_defines\":true,\"x\":1}", "settings.x"},
+        {"\"settings\":[]", "settings"},
+    };
+    char *at = strstr(text, good);
+    cr_assert_not_null(at, "%s", text);
+    size_t head = (size_t)(at - text);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *t = malloc(strlen(text) + strlen(bad[i].text) + 1);
+        memcpy(t, text, head);
+        strcpy(t + head, bad[i].text);
+        strcat(t, at + strlen(good));
+        cr_expect_eq(aoe_job_parse(t, strlen(t), &r, err, sizeof err), -1, "%s", bad[i].text);
+        cr_expect_not_null(strstr(err, bad[i].field), "%s: %s", bad[i].text, err);
+        free(t);
+    }
+    free(text);
 }
 
 Test(job, large_buffer_round_trip)
