@@ -8,6 +8,7 @@
 #include "hooks/cublas_internal.h"
 
 #include "core/log.h"
+#include "hooks/cuda_job_device.h"
 #include "preload/reclaim.h"
 
 #include <limits.h>
@@ -81,8 +82,14 @@ aoe_key aoe_cb_key(const char *fingerprint, const aoe_gemm_desc *g)
 static int make_job(const aoe_libcall_desc *d, aoe_job *job)
 {
     char dir[PATH_MAX];
-    return aoe_gemm_job_make(job, d->fingerprint, (const aoe_gemm_desc *)d->ctx,
-                             aoe_cb_lib_dir(dir) ? NULL : dir);
+    if (aoe_gemm_job_make(job, d->fingerprint, (const aoe_gemm_desc *)d->ctx,
+                          aoe_cb_lib_dir(dir) ? NULL : dir))
+        return -1;
+    if (aoe_cu_job_device_add_text(&job->runtime_extra, d->fingerprint)) {
+        aoe_job_free(job);
+        return -1;
+    }
+    return 0;
 }
 
 static atomic_int g_said_bad_desc;

@@ -28,9 +28,9 @@ const char *aoe_cb_current_fingerprint(void)
         return NULL;
     }
     const aoe_cuda_queries q = {
-        aoe_real_dlsym(h, "cuCtxGetDevice"), aoe_real_dlsym(h, "cuDeviceGet"),
-        aoe_real_dlsym(h, "cuDeviceGetName"), aoe_real_dlsym(h, "cuDeviceGetAttribute"),
-        aoe_real_dlsym(h, "cuDriverGetVersion")};
+        aoe_real_dlsym(h, "cuCtxGetDevice"),     aoe_real_dlsym(h, "cuDeviceGet"),
+        aoe_real_dlsym(h, "cuDeviceGetName"),    aoe_real_dlsym(h, "cuDeviceGetAttribute"),
+        aoe_real_dlsym(h, "cuDriverGetVersion"), aoe_real_dlsym(h, "cuDeviceGetUuid_v2")};
     dlclose(h); /* the program's own reference keeps it loaded */
     const char *why = NULL, *fp = aoe_cuda_fingerprint(&q, &why);
     if (!fp) no_driver(why);

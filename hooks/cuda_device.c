@@ -11,8 +11,8 @@ static atomic_int g_said;
 
 const char *aoe_cu_current_fingerprint(void)
 {
-    const aoe_cuda_queries q = {REAL(CTX_DEVICE), REAL(DEVICE_GET), REAL(DEVICE_NAME),
-                                REAL(DEVICE_ATTR), REAL(DRIVER_VERSION)};
+    const aoe_cuda_queries q = {REAL(CTX_DEVICE),  REAL(DEVICE_GET),     REAL(DEVICE_NAME),
+                                REAL(DEVICE_ATTR), REAL(DRIVER_VERSION), REAL(DEVICE_UUID)};
     const char *why = NULL, *fp = aoe_cuda_fingerprint(&q, &why);
     if (!fp) aoe_shim_log_once(&g_said, AOE_LOG_DEBUG, "cannot identify the CUDA device (%s)", why);
     return fp;

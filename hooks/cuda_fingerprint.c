@@ -5,6 +5,7 @@
 #include "store/record.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,8 @@
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     CUdevice dev;
-    const char *fp; /* interned: never freed */
+    const char *fp; /* interned: never freed; one per device, so it names the device */
+    char uuid[33];  /* "" when the driver did not say */
 } g_devices[MAX_DEVICES];
 static int g_ndevices;
 
@@ -54,12 +56,30 @@ const char *aoe_cuda_fingerprint(const aoe_cuda_queries *q, const char **why)
         if (g_devices[i].dev == dev) fp = g_devices[i].fp;
     if (!fp && g_ndevices >= MAX_DEVICES) *why = "more than 64 devices";
     if (!fp && g_ndevices < MAX_DEVICES && (fp = describe(q, dev, why))) {
+        CUuuid u;
         g_devices[g_ndevices].dev = dev;
+        g_devices[g_ndevices].uuid[0] = 0;
+        if (q->device_uuid && q->device_uuid(&u, dev) == CUDA_SUCCESS)
+            for (int i = 0; i < 16; i++)
+                snprintf(g_devices[g_ndevices].uuid + 2 * i, 3, "%02x", (unsigned char)u.bytes[i]);
         g_devices[g_ndevices++].fp = fp;
         AOE_DEBUG("CUDA device %d: %s", (int)dev, fp);
     }
     pthread_mutex_unlock(&g_lock);
     return fp;
+}
+
+int aoe_cuda_fingerprint_uuid(const char *fp, char hex[33])
+{
+    int rc = -1;
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < g_ndevices; i++)
+        if (g_devices[i].fp == fp && g_devices[i].uuid[0]) {
+            memcpy(hex, g_devices[i].uuid, 33);
+            rc = 0;
+        }
+    pthread_mutex_unlock(&g_lock);
+    return rc;
 }
 
 void aoe_cuda_fingerprint_atfork_child(void)

@@ -16,11 +16,16 @@ typedef struct {
     CUresult (*device_name)(char *, int, CUdevice);
     CUresult (*device_attr)(int *, CUdevice_attribute, CUdevice);
     CUresult (*driver_version)(int *);
+    CUresult (*device_uuid)(CUuuid *, CUdevice); /* cuDeviceGetUuid_v2; may be NULL */
 } aoe_cuda_queries;
 
 /* The interned fingerprint of the current context's device (without one,
  * device 0, as the runtime API would pick it), or NULL with *why set. */
 const char *aoe_cuda_fingerprint(const aoe_cuda_queries *q, const char **why);
+
+/* The UUID (32 lowercase hex digits) of the device whose interned
+ * fingerprint is fp: 0, or -1 when the driver did not say. */
+int aoe_cuda_fingerprint_uuid(const char *fp, char hex[33]);
 
 void aoe_cuda_fingerprint_atfork_child(void);
 

@@ -55,6 +55,7 @@
     X(DEVICE_NAME, "cuDeviceGetName", "")                                                          \
     X(DEVICE_ATTR, "cuDeviceGetAttribute", "")                                                     \
     X(DRIVER_VERSION, "cuDriverGetVersion", "")                                                    \
+    X(DEVICE_UUID, "cuDeviceGetUuid_v2", "")                                                       \
     X(FUNC_PARAM_INFO, "cuFuncGetParamInfo", "")                                                   \
     X(CTX_CURRENT, "cuCtxGetCurrent", "")                                                          \
     X(MEM_RANGE, "cuMemGetAddressRange_v2", "")                                                    \

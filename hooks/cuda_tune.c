@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "core/not_tuned_reasons.h"
 #include "hooks/cuda_image.h"
+#include "hooks/cuda_job_device.h"
 #include "launch/host.h"
 #include "space/autodefine.h"
 #include "store/opkey.h"
@@ -52,8 +53,9 @@ static int layout_from_sizes(const aoe_cu_sig_param *sig, aoe_cu_param *out, int
     return n;
 }
 
-/* {"headers": [...], "image": ..., "nvrtc_library": ...}: malloc'ed, or NULL. */
-static char *runtime_extra(const aoe_nvrtc_program *p, int image_kind)
+/* {"headers": [...], "image": ..., "nvrtc_library": ..., "device": ...}:
+ * malloc'ed, or NULL. */
+static char *runtime_extra(const aoe_nvrtc_program *p, int image_kind, const char *fp)
 {
     cJSON *o = cJSON_CreateObject(), *h = o ? cJSON_AddArrayToObject(o, "headers") : NULL;
     int ok = h != NULL;
@@ -68,6 +70,7 @@ static char *runtime_extra(const aoe_nvrtc_program *p, int image_kind)
     ok = ok &&
          cJSON_AddStringToObject(o, "image", image_kind == AOE_NVRTC_IMAGE_PTX ? "ptx" : "cubin");
     if (ok && lib) ok = cJSON_AddStringToObject(o, "nvrtc_library", lib) != NULL;
+    ok = ok && !aoe_cu_job_device_add(o, fp);
     char *text = ok ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
     return text;
@@ -168,7 +171,7 @@ int aoe_cu_tune_decide(aoe_cu_func *r, const void *fn, const char *name, const a
     ctx_current_fn current = REAL(CTX_CURRENT, ctx_current_fn);
     if (!current || current(&t->ctx) != CUDA_SUCCESS || !t->ctx ||
         !(L->fingerprint = aoe_cu_current_fingerprint()) ||
-        !(L->runtime_extra = runtime_extra(p, m->image_kind))) {
+        !(L->runtime_extra = runtime_extra(p, m->image_kind, L->fingerprint))) {
         why_not = AOE_NT_PARAMS_UNKNOWN;
         snprintf(why, whylen, "no current context or device");
         goto out;

@@ -222,6 +222,7 @@ int aoe_tune_files(aoe_tune_cli *c)
             rc = AOE_EXIT_FAIL;
             continue;
         }
+        job.settings.present = 0; /* a job file is tuned with the caller's own settings */
         tune_one(&x, c->jobs[i], &job, AOE_SPOOL_MAX_ATTEMPTS, err, sizeof err);
         aoe_job_free(&job);
     }

@@ -103,6 +103,8 @@ static aoe_exec_status gemm_open(const aoe_job *job, aoe_exec **out, char *detai
         }
         dir = job_dir, dir_name = "the program's cuBLAS directory ";
     }
+    char uuid[33];
+    aoe_cuda_job_device(job, uuid); /* before the driver is loaded */
     if (aoe_cublas_api_load(&ex->api, major, blas, dir[0] ? dir : NULL, dir_name, err,
                             sizeof err)) {
         snprintf(detail, len, "cublas: %s", err);
@@ -114,7 +116,7 @@ static aoe_exec_status gemm_open(const aoe_job *job, aoe_exec **out, char *detai
                  d->library, d->library_version, have);
         return AOE_EXEC_UNSUPPORTED;
     }
-    if ((st = aoe_cuda_device_open(&ex->api.cu, job->fingerprint, &ex->dev, detail, len)))
+    if ((st = aoe_cuda_device_open(&ex->api.cu, job->fingerprint, uuid, &ex->dev, detail, len)))
         return st;
     LT_CHECK(ex, cublasLtCreate, (&ex->lt), AOE_EXEC_RUNTIME_ERROR);
     if ((st = aoe_cublas_describe(ex, detail, len))) return st;

@@ -203,6 +203,8 @@ static aoe_exec_status cuda_open(const aoe_job *job, aoe_exec **out, char *detai
         snprintf(detail, len, "cuda: %s", err);
         return AOE_EXEC_BAD_JOB;
     }
+    char uuid[33];
+    aoe_cuda_job_device(job, uuid);
     if (aoe_cuda_driver_load(&ex->cu, err, sizeof err)) {
         snprintf(detail, len, "cuda: %s", err);
         return AOE_EXEC_NO_RUNTIME;
@@ -211,7 +213,8 @@ static aoe_exec_status cuda_open(const aoe_job *job, aoe_exec **out, char *detai
         snprintf(detail, len, "cuda: no NVRTC library: tried %.900s", err);
         return AOE_EXEC_NO_RUNTIME;
     }
-    if ((st = aoe_cuda_device_open(&ex->cu, job->fingerprint, &ex->dev, detail, len))) return st;
+    if ((st = aoe_cuda_device_open(&ex->cu, job->fingerprint, uuid, &ex->dev, detail, len)))
+        return st;
     CU(ex, cuEventCreate, (&ex->ev[0], CU_EVENT_DEFAULT));
     CU(ex, cuEventCreate, (&ex->ev[1], CU_EVENT_DEFAULT));
     /* The flush: write twice the L2 (best effort: without it, runs are warmer). */

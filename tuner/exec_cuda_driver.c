@@ -1,11 +1,14 @@
 /* Loading the CUDA driver and finding the job's device (exec_cuda_driver.h),
  * shared by the GEMM and the kernel executors. */
 #include "tuner/exec_cuda_driver.h"
+#include "core/log.h"
 #include "store/fingerprint.h"
 #include "store/record.h"
 
+#include <cjson/cJSON.h>
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int aoe_cuda_driver_load(aoe_cuda_driver *d, char *err, size_t errlen)
@@ -61,12 +64,52 @@ static aoe_exec_status fail(const aoe_cuda_driver *d, const char *what, CUresult
         if (r_ != CUDA_SUCCESS) return fail(d, what, r_, st, detail, len);                         \
     } while (0)
 
-aoe_exec_status aoe_cuda_device_open(aoe_cuda_driver *d, const char *fingerprint,
+/* Jobs queued on this machine since it booted: their program's view of the
+ * GPUs names this machine's GPUs. */
+static int same_boot(const char *job_boot)
+{
+    char b[64] = "";
+    FILE *f = job_boot ? fopen("/proc/sys/kernel/random/boot_id", "re") : NULL;
+    if (!f) return 0;
+    int ok = fgets(b, sizeof b, f) != NULL;
+    fclose(f);
+    b[strcspn(b, "\n")] = 0;
+    return ok && b[0] && !strcmp(b, job_boot);
+}
+
+void aoe_cuda_job_device(const aoe_job *job, char uuid[33])
+{
+    /* Only these: a job never sets anything else in the environment. */
+    static const char *const vars[] = {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"};
+    uuid[0] = 0;
+    cJSON *ex = job->runtime_extra ? cJSON_Parse(job->runtime_extra) : NULL;
+    const cJSON *dev = cJSON_GetObjectItemCaseSensitive(ex, "device");
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(dev, "uuid");
+    const cJSON *boot = cJSON_GetObjectItemCaseSensitive(dev, "boot_id");
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(dev, "env");
+    if (cJSON_IsString(u) && strlen(u->valuestring) == 32 &&
+        strspn(u->valuestring, "0123456789abcdef") == 32)
+        memcpy(uuid, u->valuestring, 33);
+    if (job->settings.present && cJSON_IsObject(env) &&
+        same_boot(cJSON_IsString(boot) ? boot->valuestring : NULL))
+        for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(env, vars[i]);
+            if (cJSON_IsString(v) && strlen(v->valuestring) <= 4096)
+                setenv(vars[i], v->valuestring, 1);
+            else if (!v)
+                unsetenv(vars[i]);
+        }
+    cJSON_Delete(ex);
+}
+
+aoe_exec_status aoe_cuda_device_open(aoe_cuda_driver *d, const char *fingerprint, const char *uuid,
                                      aoe_cuda_device *out, char *detail, size_t len)
 {
-    int count = 0, drv = 0, sms = 0;
+    int count = 0, drv = 0, sms = 0, found = -1, own = 0;
     char name[256] = "", fp[AOE_FINGERPRINT_LEN] = "";
     memset(out, 0, sizeof *out);
+    CUresult (*get_uuid)(CUuuid *, CUdevice) = NULL; /* optional: older drivers lack _v2 */
+    *(void **)&get_uuid = dlsym(d->handle, "cuDeviceGetUuid_v2");
     TRY(d->cuInit(0), "cuInit", AOE_EXEC_NO_DEVICE);
     TRY(d->cuDeviceGetCount(&count), "cuDeviceGetCount", AOE_EXEC_NO_DEVICE);
     if (count < 1) {
@@ -74,32 +117,47 @@ aoe_exec_status aoe_cuda_device_open(aoe_cuda_driver *d, const char *fingerprint
         return AOE_EXEC_NO_DEVICE;
     }
     TRY(d->cuDriverGetVersion(&drv), "cuDriverGetVersion", AOE_EXEC_NO_DEVICE);
-    for (int i = 0; i < count; i++) { /* the first device whose fingerprint is the job's */
+    /* the device with the job's UUID among those with its fingerprint, else the first */
+    for (int i = 0; i < count; i++) {
         CUdevice dev;
+        int major = 0, minor = 0;
         TRY(d->cuDeviceGet(&dev, i), "cuDeviceGet", AOE_EXEC_NO_DEVICE);
         TRY(d->cuDeviceGetName(name, (int)sizeof name - 1, dev), "cuDeviceGetName",
             AOE_EXEC_NO_DEVICE);
         TRY(d->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev),
             "cuDeviceGetAttribute", AOE_EXEC_NO_DEVICE);
-        TRY(d->cuDeviceGetAttribute(&out->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                                    dev),
+        TRY(d->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
             "cuDeviceGetAttribute", AOE_EXEC_NO_DEVICE);
-        TRY(d->cuDeviceGetAttribute(&out->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                                    dev),
+        TRY(d->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev),
             "cuDeviceGetAttribute", AOE_EXEC_NO_DEVICE);
-        aoe_fingerprint_cuda(fp, sizeof fp, name, drv, (unsigned)sms, out->cc_major, out->cc_minor);
-        if (fingerprint && !strcmp(fp, fingerprint)) {
-            out->dev = dev;
-            TRY(d->cuDevicePrimaryCtxRetain(&out->ctx, dev), AOE_CU_NAME(cuDevicePrimaryCtxRetain),
-                AOE_EXEC_NO_DEVICE);
-            out->retained = 1;
-            TRY(d->cuCtxSetCurrent(out->ctx), "cuCtxSetCurrent", AOE_EXEC_NO_DEVICE);
-            return AOE_EXEC_OK;
+        aoe_fingerprint_cuda(fp, sizeof fp, name, drv, (unsigned)sms, major, minor);
+        if (!fingerprint || strcmp(fp, fingerprint)) continue;
+        if (found < 0) found = i, out->dev = dev, out->cc_major = major, out->cc_minor = minor;
+        CUuuid u;
+        char hex[33];
+        if (!uuid || !uuid[0] || !get_uuid || get_uuid(&u, dev) != CUDA_SUCCESS) break;
+        for (int b = 0; b < 16; b++) snprintf(hex + 2 * b, 3, "%02x", (unsigned char)u.bytes[b]);
+        if ((own = !strcmp(hex, uuid))) {
+            out->dev = dev, out->cc_major = major, out->cc_minor = minor;
+            break;
         }
     }
-    snprintf(detail, len, "cuda: the job is for device '%s', this machine has '%s'",
-             fingerprint ? fingerprint : "", fp);
-    return AOE_EXEC_NO_DEVICE;
+    if (found < 0) {
+        const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+        snprintf(detail, len, "cuda: the job is for device '%s', this machine has '%s'%s%s%s",
+                 fingerprint ? fingerprint : "", fp, count > 1 ? " and others" : "",
+                 vis ? " (CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "");
+        if (vis && strlen(detail) + 2 < len) strcat(detail, ")");
+        return AOE_EXEC_NO_DEVICE;
+    }
+    AOE_DEBUG("cuda: on device %d of %d (CUDA_VISIBLE_DEVICES=%s%s)", (int)out->dev, count,
+              getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "(unset)",
+              own ? ", the job's own GPU" : "");
+    TRY(d->cuDevicePrimaryCtxRetain(&out->ctx, out->dev), AOE_CU_NAME(cuDevicePrimaryCtxRetain),
+        AOE_EXEC_NO_DEVICE);
+    out->retained = 1;
+    TRY(d->cuCtxSetCurrent(out->ctx), "cuCtxSetCurrent", AOE_EXEC_NO_DEVICE);
+    return AOE_EXEC_OK;
 }
 
 void aoe_cuda_device_close(aoe_cuda_driver *d, aoe_cuda_device *dev)

@@ -7,6 +7,7 @@
 #ifndef AOE_EXEC_CUDA_DRIVER_H
 #define AOE_EXEC_CUDA_DRIVER_H
 
+#include "jobs/job.h"
 #include "tuner/exec_status.h"
 
 #include <cuda.h>
@@ -71,13 +72,23 @@ const char *aoe_cuda_error_name(const aoe_cuda_driver *d, CUresult r);
 /* The same into out, or "CUDA error 700" where the driver has no name for it. */
 void aoe_cuda_error_text(const aoe_cuda_driver *d, CUresult r, char *out, size_t len);
 
+/* The device the job's program ran on (runtime_extra.device, written by
+ * hooks/cuda_job_device.c): its UUID into uuid ("" when the job does not
+ * say). A spool job with its program's settings (aoe_job_settings), queued
+ * on this machine since it booted, also gives the worker its program's view
+ * of the GPUs: CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER set or unset as the
+ * program had them, where the tuner has the environment of whichever program
+ * started it. Call in the worker, before aoe_cuda_driver_load. */
+void aoe_cuda_job_device(const aoe_job *job, char uuid[33]);
+
 /* cuInit (call it in the worker only: the tuner forks after it never), the
- * first device whose fingerprint (store/fingerprint.h, as hooks/
- * cuda_fingerprint.c computes it) is `fingerprint`, its primary context
+ * device whose fingerprint (store/fingerprint.h, as hooks/cuda_fingerprint.c
+ * computes it) is `fingerprint`: the one whose UUID is `uuid` (32 hex digits;
+ * "" or NULL: none) if it is visible, else the first; its primary context
  * retained and made current. AOE_EXEC_OK; NO_DEVICE ("cuda: the job is for
  * device '...', this machine has '...'") when none matches, or the status of
  * a failed call with its line in detail. */
-aoe_exec_status aoe_cuda_device_open(aoe_cuda_driver *d, const char *fingerprint,
+aoe_exec_status aoe_cuda_device_open(aoe_cuda_driver *d, const char *fingerprint, const char *uuid,
                                      aoe_cuda_device *out, char *detail, size_t len);
 /* Releases the primary context (nothing when it was not retained). */
 void aoe_cuda_device_close(aoe_cuda_driver *d, aoe_cuda_device *dev);

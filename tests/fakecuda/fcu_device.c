@@ -1,5 +1,9 @@
-/* The fake driver's device, initialisation, contexts and error names. One
- * device (FAKECUDA_DEVICES=0: none), described by the environment: */
+/* The fake driver's devices, initialisation, contexts and error names.
+ * FAKECUDA_DEVICES physical devices (default 1; 0: none), alike but for their
+ * names (FAKECUDA_NAME, FAKECUDA_NAME_1..3) and UUIDs ("fakecuda" and the
+ * index), of which cuInit makes visible what CUDA_VISIBLE_DEVICES names, as
+ * the driver does: ordinals or "GPU-" and a prefix of the UUID in hex (dashes
+ * ignored), the list ending at the first entry that names none. */
 #include "fakecuda.h"
 #include "fcu_internal.h"
 #include "fcu_module.h"
@@ -16,9 +20,10 @@ static int initialised;
 /* A context is a tag: the primary one, or one from cuCtxCreate. */
 struct CUctx_st {
     int primary;
+    CUdevice dev; /* its device's ordinal */
 };
-static struct CUctx_st primary_ctx = {1};
-static int primary_refs;
+static struct CUctx_st primary_ctx[FCU_MAX_DEVICES] = {{1, 0}, {1, 1}, {1, 2}, {1, 3}};
+static int primary_refs[FCU_MAX_DEVICES];
 static __thread CUcontext current;
 static __thread CUcontext stack[16];
 static __thread int depth;
@@ -41,10 +46,16 @@ static long long env_num(const char *name, long long def, long long lo, long lon
 static void read_env(void)
 {
     const char *name = getenv("FAKECUDA_NAME");
-    snprintf(dev.name, sizeof dev.name, "%s", name && *name ? name : "NVIDIA H100 80GB HBM3");
+    snprintf(dev.name[0], sizeof dev.name[0], "%s", name && *name ? name : "NVIDIA H100 80GB HBM3");
+    for (int i = 1; i < FCU_MAX_DEVICES; i++) {
+        char var[32];
+        snprintf(var, sizeof var, "FAKECUDA_NAME_%d", i);
+        const char *n = getenv(var);
+        snprintf(dev.name[i], sizeof dev.name[i], "%s", n && *n ? n : dev.name[0]);
+    }
     dev.sms = (int)env_num("FAKECUDA_SMS", 132, 1, 100000);
     dev.driver = (int)env_num("FAKECUDA_DRIVER", 13000, 1000, 1000000);
-    dev.devices = (int)env_num("FAKECUDA_DEVICES", 1, 0, 1);
+    dev.devices = (int)env_num("FAKECUDA_DEVICES", 1, 0, FCU_MAX_DEVICES);
     dev.mem_bytes = (uint64_t)env_num("FAKECUDA_MEM_BYTES", 80LL << 30, 0, 1LL << 50);
     dev.l2_bytes = (uint64_t)env_num("FAKECUDA_L2_BYTES", 50LL << 20, 0, 1LL << 40);
     const char *cc = getenv("FAKECUDA_CC");
@@ -63,6 +74,59 @@ const fcu_device *fcu_dev(void)
     return &dev;
 }
 
+/* The visible devices: ordinal -> physical index (set by cuInit). */
+static int visible[FCU_MAX_DEVICES], nvisible;
+static pthread_once_t visible_once = PTHREAD_ONCE_INIT;
+
+static void uuid_of(int phys, unsigned char out[16])
+{
+    memset(out, 0, 16);
+    memcpy(out, "fakecuda", 8);
+    out[15] = (unsigned char)phys;
+}
+
+/* The physical device an entry of CUDA_VISIBLE_DEVICES names, or -1. */
+static int named(const char *e, size_t n)
+{
+    char hex[33];
+    size_t h = 0;
+    if (n > 4 && !strncmp(e, "GPU-", 4)) {
+        for (size_t i = 4; i < n && h < 32; i++)
+            if (e[i] != '-') hex[h++] = e[i];
+        hex[h] = 0;
+        for (int p = 0; h && p < fcu_dev()->devices; p++) {
+            unsigned char u[16];
+            char full[33];
+            uuid_of(p, u);
+            for (int i = 0; i < 16; i++) snprintf(full + 2 * i, 3, "%02x", u[i]);
+            if (!strncmp(full, hex, h)) return p;
+        }
+        return -1;
+    }
+    int v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i] < '0' || e[i] > '9' || v > 1000) return -1;
+        v = v * 10 + (e[i] - '0');
+    }
+    return n && v < fcu_dev()->devices ? v : -1;
+}
+
+static void read_visible(void)
+{
+    const char *v = getenv("CUDA_VISIBLE_DEVICES");
+    if (!v) {
+        for (nvisible = 0; nvisible < fcu_dev()->devices; nvisible++) visible[nvisible] = nvisible;
+        return;
+    }
+    while (*v && nvisible < FCU_MAX_DEVICES) {
+        size_t n = strcspn(v, ",");
+        int p = named(v, n);
+        if (p < 0) break;
+        visible[nvisible++] = p;
+        v += n + (v[n] == ',');
+    }
+}
+
 CUresult fcu_initialised(void)
 {
     return __atomic_load_n(&initialised, __ATOMIC_ACQUIRE) ? CUDA_SUCCESS
@@ -79,13 +143,14 @@ CUresult fcu_need_context(void)
 static CUresult need_device(CUdevice d)
 {
     CUresult r = fcu_initialised();
-    return r ? r : d == 0 && fcu_dev()->devices ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+    return r ? r : d >= 0 && d < nvisible ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
 FCU_EXPORT CUresult cuInit(unsigned int flags)
 {
     if (flags) return CUDA_ERROR_INVALID_VALUE;
-    if (!fcu_dev()->devices) return CUDA_ERROR_NO_DEVICE;
+    pthread_once(&visible_once, read_visible);
+    if (!nvisible) return CUDA_ERROR_NO_DEVICE;
     __atomic_store_n(&initialised, 1, __ATOMIC_RELEASE);
     return CUDA_SUCCESS;
 }
@@ -102,7 +167,7 @@ FCU_EXPORT CUresult cuDeviceGetCount(int *n)
     CUresult r = fcu_initialised();
     if (r) return r;
     if (!n) return CUDA_ERROR_INVALID_VALUE;
-    *n = fcu_dev()->devices;
+    *n = nvisible;
     return CUDA_SUCCESS;
 }
 
@@ -120,7 +185,7 @@ FCU_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice d)
     CUresult r = need_device(d);
     if (r) return r;
     if (!name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
-    snprintf(name, (size_t)len, "%s", fcu_dev()->name);
+    snprintf(name, (size_t)len, "%s", fcu_dev()->name[visible[d]]);
     return CUDA_SUCCESS;
 }
 
@@ -138,8 +203,9 @@ FCU_EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice d) /* cuDeviceGetUuid
     CUresult r = need_device(d);
     if (r) return r;
     if (!uuid) return CUDA_ERROR_INVALID_VALUE;
-    memset(uuid->bytes, 0, sizeof uuid->bytes);
-    memcpy(uuid->bytes, "fakecuda", 8);
+    unsigned char u[16];
+    uuid_of(visible[d], u);
+    memcpy(uuid->bytes, u, sizeof u);
     return CUDA_SUCCESS;
 }
 
@@ -216,9 +282,9 @@ FCU_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice d)
     if (r) return r;
     if (!ctx) return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&lock);
-    primary_refs++;
+    primary_refs[d]++;
     pthread_mutex_unlock(&lock);
-    *ctx = &primary_ctx;
+    *ctx = &primary_ctx[d];
     return CUDA_SUCCESS;
 }
 
@@ -227,7 +293,7 @@ FCU_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice d) /* cuDevicePrimaryCtxR
     CUresult r = need_device(d);
     if (r) return r;
     pthread_mutex_lock(&lock);
-    r = primary_refs > 0 ? (primary_refs--, CUDA_SUCCESS) : CUDA_ERROR_INVALID_CONTEXT;
+    r = primary_refs[d] > 0 ? (primary_refs[d]--, CUDA_SUCCESS) : CUDA_ERROR_INVALID_CONTEXT;
     pthread_mutex_unlock(&lock);
     return r;
 }
@@ -240,6 +306,7 @@ FCU_EXPORT CUresult cuCtxCreate(CUcontext *ctx, CUctxCreateParams *params, unsig
     if (r) return r;
     if (!ctx) return CUDA_ERROR_INVALID_VALUE;
     if (!(*ctx = calloc(1, sizeof **ctx))) return CUDA_ERROR_OUT_OF_MEMORY;
+    (*ctx)->dev = d;
     current = *ctx; /* cuCtxCreate makes the new context current */
     return CUDA_SUCCESS;
 }
@@ -282,7 +349,7 @@ FCU_EXPORT CUresult cuCtxGetDevice(CUdevice *d)
     CUresult r = fcu_need_context();
     if (r) return r;
     if (!d) return CUDA_ERROR_INVALID_VALUE;
-    *d = 0;
+    *d = current->dev;
     return CUDA_SUCCESS;
 }
 

@@ -1,5 +1,5 @@
-/* Shared state of the fake CUDA driver (tests/fakecuda): the one device as
- * the environment describes it, the current context, the simulated clock. */
+/* Shared state of the fake CUDA driver (tests/fakecuda): the devices as the
+ * environment describes them, the current context, the simulated clock. */
 #ifndef FCU_INTERNAL_H
 #define FCU_INTERNAL_H
 
@@ -10,10 +10,12 @@
 
 #define FCU_EXPORT __attribute__((visibility("default")))
 
+#define FCU_MAX_DEVICES 4
+
 typedef struct {
-    char name[256];
+    char name[FCU_MAX_DEVICES][256]; /* per physical device */
     int sms, cc_major, cc_minor, driver;
-    int devices; /* 0 or 1 */
+    int devices; /* physical devices, 0..FCU_MAX_DEVICES */
     uint64_t mem_bytes, l2_bytes;
 } fcu_device;
 

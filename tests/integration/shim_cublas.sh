@@ -253,7 +253,7 @@ echo "shim_cublas: a CUDA 12 cuBLAS loaded RTLD_LOCAL is found; its calls work a
 # that started it: here a CUDA 13 program's (the .so.13 fakes on its path).
 # It loads the CUDA 12 job's own library from the job's directory; it used to
 # search by name, get no libcublasLt.so.12 and fail the job for 7 days.
-TUNE_BANK_PATH=$T/bank_cu12 LD_LIBRARY_PATH=$FAKE "$AOE" tune --spool "$T/cu12/spool" \
+LD_LIBRARY_PATH=$FAKE "$AOE" tune --spool "$T/cu12/spool" --bank "$T/bank_cu12" \
   >"$T/cu12.tune" 2>&1 || fail "aoe tune on the CUDA 12 job: $(cat "$T/cu12.tune")"
 TUNE_BANK_PATH=$T/bank_cu12 "$AOE" bank list >"$T/cu12.list"
 grep -q "^[0-9a-f]\{32\} *gemm " "$T/cu12.list" ||

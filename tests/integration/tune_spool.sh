@@ -74,7 +74,7 @@ with_settings "$(settings "$T/bank2")"
 grep -q '1 skipped' "$T/err3b" || fail "--bank did not override the job's bank: $(cat "$T/err3b")"
 [ ! -e "$T/bank2" ] || fail "--bank given, the job's bank was created"
 with_settings "$(settings "$T/bank2" "$S/tests/tunables/planted_good.json")"
-AOE_TUNABLES= "$B/bin/aoe" tune --spool "$SP" >/dev/null 2>"$T/err3b" ||
+AOE_TUNABLES='' "$B/bin/aoe" tune --spool "$SP" >/dev/null 2>"$T/err3b" ||
   fail "job's bank run failed: $(cat "$T/err3b")"
 grep -q '1 tuned' "$T/err3b" || fail "the job's bank was not the one looked up: $(cat "$T/err3b")"
 "$B/bin/aoe" bank list --bank "$T/bank2" --json >"$T/bank2.json"
