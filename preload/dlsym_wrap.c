@@ -37,7 +37,12 @@ dlsym(void *handle, const char *name)
     /* A handle's lookup does not depend on the caller, and RTLD_DEFAULT's
      * global scope holds the shim's own definitions of the wrapped names. */
     void *p = real(handle, name);
-    if (!p || wrapper == p) return p;
+    if (!p) return p;
+    /* RTLD_DEFAULT found the shim's own definition, which without the shim
+     * would be the next one after it: none (the runtime is not loaded
+     * globally, or lacks the function) is NULL, as the program would get;
+     * a feature probe must not find a wrapper with nothing behind it. */
+    if (wrapper == p) return handle != RTLD_DEFAULT || real(RTLD_NEXT, name) ? p : NULL;
     /* Only hand out the wrapper for the runtime's own function (the ICD
      * loader's). A vendor library looked up by the loader itself keeps its
      * real entry points, or the loader would call back into the shim. */

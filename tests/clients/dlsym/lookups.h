@@ -40,6 +40,10 @@ static void lookups(const char *where)
         lookup_print(where, "next", syms[i], dlsym(RTLD_NEXT, syms[i]));
         lookup_print(where, "default", syms[i], dlsym(RTLD_DEFAULT, syms[i]));
     }
+    /* A runtime's name where the program has none (no libcuda loaded): a
+     * feature probe must see NULL, not a wrapper with nothing behind it. */
+    lookup_print(where, "default", "cuInit", dlsym(RTLD_DEFAULT, "cuInit"));
+    lookup_print(where, "default", "cuLibraryLoadData", dlsym(RTLD_DEFAULT, "cuLibraryLoadData"));
     lookup_print(where, "vnext", "mmap", dlvsym(RTLD_NEXT, "mmap", "GLIBC_2.2.5"));
     lookup_print(where, "vnext", "aoe_dlsym_missing",
                  dlvsym(RTLD_NEXT, "aoe_dlsym_missing", "GLIBC_2.2.5"));
