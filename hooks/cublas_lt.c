@@ -17,7 +17,7 @@
 #define EXPORT __attribute__((visibility("default")))
 
 atomic_ullong aoe_cb_own_algo_calls;
-static atomic_int g_said_own;
+static atomic_int g_said_own, g_said_blocks;
 
 /* The algorithms the heuristic last handed this thread (hit or not). */
 #define REMEMBERED 4
@@ -77,6 +77,38 @@ static int read_layout(cublasLtMatrixLayout_t l, layout *o)
     return o->order == CUBLASLT_ORDER_COL && o->ld >= 0 && o->stride >= 0 && o->batch >= 1 ? 0 : -1;
 }
 
+/* Block or vector scaling (FP8 and FP4 recipes: a scale per 128x128 block,
+ * per row, per 32 or 16 elements) changes which kernels may run, and the
+ * tuner replays scalar scales only: such a GEMM is not described (the key
+ * would not tell it from a scalar-scaled one). A library without the
+ * attributes (before 12.8) answers an error: scalars. */
+static int scaled_by_blocks(cublasLtMatmulDesc_t desc)
+{
+#if CUBLAS_VER_MAJOR > 12 || (CUBLAS_VER_MAJOR == 12 && CUBLAS_VER_MINOR >= 8)
+    static const cublasLtMatmulDescAttributes_t modes[] = {
+        CUBLASLT_MATMUL_DESC_A_SCALE_MODE,
+        CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
+        CUBLASLT_MATMUL_DESC_C_SCALE_MODE,
+        CUBLASLT_MATMUL_DESC_D_SCALE_MODE,
+        CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_MODE,
+        CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE};
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
+        int32_t m = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+        if (!desc_get(desc, modes[i], &m, sizeof m) &&
+            m != CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F) {
+            aoe_shim_log_once(&g_said_blocks, AOE_LOG_INFO,
+                              "a cuBLASLt GEMM scaled by blocks or vectors (scale mode %d): such "
+                              "GEMMs run as the program asked, untuned",
+                              (int)m);
+            return 1;
+        }
+    }
+#else
+    (void)desc;
+#endif
+    return 0;
+}
+
 /* The call the heuristic is asked about, as a description: -1 for what AOE
  * does not describe (row-major or other orders, TRANSC, unreadable
  * attributes): it passes through. */
@@ -107,7 +139,8 @@ static int describe(aoe_gemm_desc *g, cublasLtMatmulDesc_t desc, cublasLtMatrixL
     desc_get(desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sm, sizeof sm);
     desc_get(desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast);
     desc_get(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &ascale, sizeof ascale);
-    if (tc != CUBLAS_OP_N) return -1;
+    /* scaling modes are read only for a scaled GEMM: nothing more per call for the others */
+    if (tc != CUBLAS_OP_N || (ascale && scaled_by_blocks(desc))) return -1;
     layout a, b, c, d;
     if (read_layout(al, &a) || read_layout(bl, &b) || read_layout(cl, &c)) return -1;
     if (!dl || dl == cl) /* PyTorch's: one layout for C and D */

@@ -168,6 +168,18 @@ static cublasStatus_t desc_attr(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttrib
         return FIELD(bias_stride);
     case CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE:
         return FIELD(bias_type);
+    case CUBLASLT_MATMUL_DESC_A_SCALE_POINTER:
+        return FIELD(a_scale);
+#if CUBLAS_VER_MAJOR > 12 || (CUBLAS_VER_MAJOR == 12 && CUBLAS_VER_MINOR >= 8)
+    case CUBLASLT_MATMUL_DESC_A_SCALE_MODE:
+        return FIELD(scale_mode[0]);
+    case CUBLASLT_MATMUL_DESC_B_SCALE_MODE:
+        return FIELD(scale_mode[1]);
+    case CUBLASLT_MATMUL_DESC_C_SCALE_MODE:
+        return FIELD(scale_mode[2]);
+    case CUBLASLT_MATMUL_DESC_D_SCALE_MODE:
+        return FIELD(scale_mode[3]);
+#endif
     default:
         return ignored(set, buf, size, written);
     }

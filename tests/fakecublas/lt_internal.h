@@ -25,6 +25,8 @@ struct lt_desc {
     uint32_t epilogue;
     const void *bias;
     int64_t bias_stride;
+    const void *a_scale;   /* stored, not used */
+    int32_t scale_mode[4]; /* A, B, C, D: cublasLtMatmulMatrixScale_t (0: a scalar); not used */
 };
 
 struct lt_pref {

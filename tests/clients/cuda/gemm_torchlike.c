@@ -36,6 +36,10 @@ static int failures;
  * aligned (stable alignment classes from run to run), moved by
  * GEMM_TORCHLIKE_OFFSET bytes (a test of less aligned operands). */
 static size_t g_offset;
+#if CUBLAS_VER_MAJOR > 12 || (CUBLAS_VER_MAJOR == 12 && CUBLAS_VER_MINOR >= 8)
+#define AOE_LT_SCALE_MODES 1 /* cublasLt.h has CUBLASLT_MATMUL_DESC_*_SCALE_MODE */
+#endif
+static int32_t g_a_scale_mode; /* GEMM_TORCHLIKE_A_SCALE_MODE */
 static void *dev_alloc(size_t bytes)
 {
     void *p = NULL;
@@ -165,6 +169,15 @@ static void linear_bias(cublasLtHandle_t lt, int M, int N, int K)
     CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
     CHECK(
         cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+#ifdef AOE_LT_SCALE_MODES
+    if (g_a_scale_mode) {         /* block or vector scaling of A (FP8 recipes; a test knob here) */
+        const void *scales = b.h; /* any device pointer: the fake does not read it */
+        CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scales,
+                                             sizeof scales));
+        CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &g_a_scale_mode,
+                                             sizeof g_a_scale_mode));
+    }
+#endif
     CHECK(cublasLtMatrixLayoutCreate(&la, half_type(), K, N, K));
     CHECK(cublasLtMatrixLayoutCreate(&lb, half_type(), K, M, K));
     CHECK(cublasLtMatrixLayoutCreate(&lc, half_type(), N, M, N));
@@ -319,6 +332,8 @@ int main(int argc, char **argv)
         g_mm_math = CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
     env = getenv("GEMM_TORCHLIKE_STREAM_LAST");
     g_stream_last = env && !strcmp(env, "1");
+    env = getenv("GEMM_TORCHLIKE_A_SCALE_MODE");
+    g_a_scale_mode = env ? atoi(env) : 0;
     env = getenv("GEMM_TORCHLIKE_DLOPEN"); /* a second library, e.g. another cuBLASLt version */
     if (env && !dlopen(env, RTLD_NOW | RTLD_LOCAL)) {
         fprintf(stderr, "gemm_torchlike: cannot load %s: %s\n", env, dlerror());
