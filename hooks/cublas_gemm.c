@@ -16,8 +16,6 @@
 
 #include <string.h>
 
-#define EXPORT __attribute__((visibility("default")))
-
 static atomic_int g_said_math, g_said_failed, g_said_algo;
 __thread int aoe_cb_in_blas __attribute__((tls_model("initial-exec")));
 
@@ -183,11 +181,11 @@ out:
     } while (0)
 
 #define GEMM_EX(fn, I)                                                                             \
-    EXPORT cublasStatus_t fn(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m,    \
-                             I n, I k, const void *alpha, const void *A, cudaDataType at, I lda,   \
-                             const void *B, cudaDataType bt, I ldb, const void *beta, void *C,     \
-                             cudaDataType ct, I ldc, cublasComputeType_t compute,                  \
-                             cublasGemmAlgo_t algo)                                                \
+    cublasStatus_t aoe_cbw_##fn(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, \
+                                I n, I k, const void *alpha, const void *A, cudaDataType at,       \
+                                I lda, const void *B, cudaDataType bt, I ldb, const void *beta,    \
+                                void *C, cudaDataType ct, I ldc, cublasComputeType_t compute,      \
+                                cublasGemmAlgo_t algo)                                             \
     {                                                                                              \
         if (!CB_REAL(fn)) return CUBLAS_STATUS_NOT_INITIALIZED;                                    \
         ROUTE(h, .ta = ta, .tb = tb, .m = m, .n = n, .k = k, .alpha = alpha, .A = A, .B = B,       \
@@ -195,16 +193,23 @@ out:
               .ldb = ldb, .ldc = ldc, .batch = 1, .algo = algo);                                   \
         REAL_CALL(fn, h, ta, tb, m, n, k, alpha, A, at, lda, B, bt, ldb, beta, C, ct, ldc,         \
                   compute, algo);                                                                  \
-    }
+    }                                                                                              \
+    AOE_CB_ENTRIES(                                                                                \
+        "libcublas", fn,                                                                           \
+        (cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, I n, I k,              \
+         const void *alpha, const void *A, cudaDataType at, I lda, const void *B, cudaDataType bt, \
+         I ldb, const void *beta, void *C, cudaDataType ct, I ldc, cublasComputeType_t compute,    \
+         cublasGemmAlgo_t algo),                                                                   \
+        (h, ta, tb, m, n, k, alpha, A, at, lda, B, bt, ldb, beta, C, ct, ldc, compute, algo))
 GEMM_EX(cublasGemmEx, int)
 GEMM_EX(cublasGemmEx_64, int64_t)
 
 #define GEMM_SB_EX(fn, I)                                                                          \
-    EXPORT cublasStatus_t fn(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m,    \
-                             I n, I k, const void *alpha, const void *A, cudaDataType at, I lda,   \
-                             long long sa, const void *B, cudaDataType bt, I ldb, long long sb,    \
-                             const void *beta, void *C, cudaDataType ct, I ldc, long long sc,      \
-                             I batch, cublasComputeType_t compute, cublasGemmAlgo_t algo)          \
+    cublasStatus_t aoe_cbw_##fn(                                                                   \
+        cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, I n, I k,               \
+        const void *alpha, const void *A, cudaDataType at, I lda, long long sa, const void *B,     \
+        cudaDataType bt, I ldb, long long sb, const void *beta, void *C, cudaDataType ct, I ldc,   \
+        long long sc, I batch, cublasComputeType_t compute, cublasGemmAlgo_t algo)                 \
     {                                                                                              \
         if (!CB_REAL(fn)) return CUBLAS_STATUS_NOT_INITIALIZED;                                    \
         ROUTE(h, .ta = ta, .tb = tb, .m = m, .n = n, .k = k, .alpha = alpha, .A = A, .B = B,       \
@@ -212,15 +217,23 @@ GEMM_EX(cublasGemmEx_64, int64_t)
               .ldb = ldb, .ldc = ldc, .sa = sa, .sb = sb, .sc = sc, .batch = batch, .algo = algo); \
         REAL_CALL(fn, h, ta, tb, m, n, k, alpha, A, at, lda, sa, B, bt, ldb, sb, beta, C, ct, ldc, \
                   sc, batch, compute, algo);                                                       \
-    }
+    }                                                                                              \
+    AOE_CB_ENTRIES("libcublas", fn,                                                                \
+                   (cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, I n, I k,   \
+                    const void *alpha, const void *A, cudaDataType at, I lda, long long sa,        \
+                    const void *B, cudaDataType bt, I ldb, long long sb, const void *beta,         \
+                    void *C, cudaDataType ct, I ldc, long long sc, I batch,                        \
+                    cublasComputeType_t compute, cublasGemmAlgo_t algo),                           \
+                   (h, ta, tb, m, n, k, alpha, A, at, lda, sa, B, bt, ldb, sb, beta, C, ct, ldc,   \
+                    sc, batch, compute, algo))
 GEMM_SB_EX(cublasGemmStridedBatchedEx, int)
 GEMM_SB_EX(cublasGemmStridedBatchedEx_64, int64_t)
 
 /* cublasSgemm: f32 everywhere, compute 32F (the math mode may allow TF32). */
 #define SGEMM(fn, I)                                                                               \
-    EXPORT cublasStatus_t fn(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m,    \
-                             I n, I k, const float *alpha, const float *A, I lda, const float *B,  \
-                             I ldb, const float *beta, float *C, I ldc)                            \
+    cublasStatus_t aoe_cbw_##fn(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, \
+                                I n, I k, const float *alpha, const float *A, I lda,               \
+                                const float *B, I ldb, const float *beta, float *C, I ldc)         \
     {                                                                                              \
         if (!CB_REAL(fn)) return CUBLAS_STATUS_NOT_INITIALIZED;                                    \
         ROUTE(h, .ta = ta, .tb = tb, .m = m, .n = n, .k = k, .alpha = alpha, .A = A, .B = B,       \
@@ -228,15 +241,20 @@ GEMM_SB_EX(cublasGemmStridedBatchedEx_64, int64_t)
               .compute = CUBLAS_COMPUTE_32F, .lda = lda, .ldb = ldb, .ldc = ldc, .batch = 1,       \
               .algo = CUBLAS_GEMM_DEFAULT);                                                        \
         REAL_CALL(fn, h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);                    \
-    }
+    }                                                                                              \
+    AOE_CB_ENTRIES("libcublas", fn,                                                                \
+                   (cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, I n, I k,   \
+                    const float *alpha, const float *A, I lda, const float *B, I ldb,              \
+                    const float *beta, float *C, I ldc),                                           \
+                   (h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
 SGEMM(cublasSgemm_v2, int)
 SGEMM(cublasSgemm_v2_64, int64_t)
 
 #define SGEMM_SB(fn, I)                                                                            \
-    EXPORT cublasStatus_t fn(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m,    \
-                             I n, I k, const float *alpha, const float *A, I lda, long long sa,    \
-                             const float *B, I ldb, long long sb, const float *beta, float *C,     \
-                             I ldc, long long sc, I batch)                                         \
+    cublasStatus_t aoe_cbw_##fn(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, \
+                                I n, I k, const float *alpha, const float *A, I lda, long long sa, \
+                                const float *B, I ldb, long long sb, const float *beta, float *C,  \
+                                I ldc, long long sc, I batch)                                      \
     {                                                                                              \
         if (!CB_REAL(fn)) return CUBLAS_STATUS_NOT_INITIALIZED;                                    \
         ROUTE(h, .ta = ta, .tb = tb, .m = m, .n = n, .k = k, .alpha = alpha, .A = A, .B = B,       \
@@ -244,6 +262,12 @@ SGEMM(cublasSgemm_v2_64, int64_t)
               .compute = CUBLAS_COMPUTE_32F, .lda = lda, .ldb = ldb, .ldc = ldc, .sa = sa,         \
               .sb = sb, .sc = sc, .batch = batch, .algo = CUBLAS_GEMM_DEFAULT);                    \
         REAL_CALL(fn, h, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch); \
-    }
+    }                                                                                              \
+    AOE_CB_ENTRIES("libcublas", fn,                                                                \
+                   (cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, I n, I k,   \
+                    const float *alpha, const float *A, I lda, long long sa, const float *B,       \
+                    I ldb, long long sb, const float *beta, float *C, I ldc, long long sc,         \
+                    I batch),                                                                      \
+                   (h, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch))
 SGEMM_SB(cublasSgemmStridedBatched, int)
 SGEMM_SB(cublasSgemmStridedBatched_64, int64_t)

@@ -81,10 +81,9 @@ const char *aoe_cb_lt_fingerprint(cublasLtHandle_t lt)
     return fp;
 }
 
-/* ---- wrappers ---- */
-#define EXPORT __attribute__((visibility("default")))
+/* ---- wrappers (their exported entries: AOE_CB_ENTRIES) ---- */
 
-EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
+cublasStatus_t aoe_cbw_cublasCreate_v2(cublasHandle_t *handle)
 {
     if (!CB_REAL(cublasCreate_v2)) return CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t st = CB_REAL(cublasCreate_v2)(handle);
@@ -95,8 +94,9 @@ EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
     aoe_cb_handle_of(*handle);
     return st;
 }
+AOE_CB_ENTRIES("libcublas", cublasCreate_v2, (cublasHandle_t * handle), (handle))
 
-EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
+cublasStatus_t aoe_cbw_cublasDestroy_v2(cublasHandle_t handle)
 {
     aoe_cb_handle *r = handle ? aoe_ptr_remove(&g_blas, handle) : NULL;
     if (r) {
@@ -107,18 +107,20 @@ EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
     return CB_REAL(cublasDestroy_v2) ? CB_REAL(cublasDestroy_v2)(handle)
                                      : CUBLAS_STATUS_NOT_INITIALIZED;
 }
+AOE_CB_ENTRIES("libcublas", cublasDestroy_v2, (cublasHandle_t handle), (handle))
 
-EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t lt)
+cublasStatus_t aoe_cbw_cublasLtDestroy(cublasLtHandle_t lt)
 {
     if (lt) aoe_ptr_remove(&g_lt, lt); /* the value is an interned string */
     return CB_REAL(cublasLtDestroy) ? CB_REAL(cublasLtDestroy)(lt) : CUBLAS_STATUS_NOT_INITIALIZED;
 }
+AOE_CB_ENTRIES("libcublasLt", cublasLtDestroy, (cublasLtHandle_t lt), (lt))
 
 /* The setters: the real call first; on success the record follows (only
  * for handles already tracked: an untracked one is read from the getters at
  * its first GEMM). */
 #define SETTER(fn, type, field, conv)                                                              \
-    EXPORT cublasStatus_t fn(cublasHandle_t h, type v)                                             \
+    cublasStatus_t aoe_cbw_##fn(cublasHandle_t h, type v)                                          \
     {                                                                                              \
         if (!CB_REAL(fn)) return CUBLAS_STATUS_NOT_INITIALIZED;                                    \
         cublasStatus_t st = CB_REAL(fn)(h, v);                                                     \
@@ -126,7 +128,8 @@ EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t lt)
         aoe_cb_handle *r = aoe_ptr_find(&g_blas, h);                                               \
         if (r) atomic_store_explicit(&r->field, conv(v), memory_order_relaxed);                    \
         return st;                                                                                 \
-    }
+    }                                                                                              \
+    AOE_CB_ENTRIES("libcublas", fn, (cublasHandle_t h, type v), (h, v))
 #define AS_INT(v) ((int)(v))
 SETTER(cublasSetMathMode, cublasMath_t, math, AS_INT)
 SETTER(cublasSetPointerMode_v2, cublasPointerMode_t, pmode, AS_INT)
@@ -136,7 +139,7 @@ SETTER(cublasSetSmCountTarget, int, sm_target, AS_INT)
  * own workspace pool: the program's buffer is no longer the handle's, and a
  * rerouted call must not use it (the program may free it, or hand it to
  * another stream's handle). */
-EXPORT cublasStatus_t cublasSetStream_v2(cublasHandle_t h, cudaStream_t v)
+cublasStatus_t aoe_cbw_cublasSetStream_v2(cublasHandle_t h, cudaStream_t v)
 {
     if (!CB_REAL(cublasSetStream_v2)) return CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t st = CB_REAL(cublasSetStream_v2)(h, v);
@@ -148,8 +151,9 @@ EXPORT cublasStatus_t cublasSetStream_v2(cublasHandle_t h, cudaStream_t v)
     }
     return st;
 }
+AOE_CB_ENTRIES("libcublas", cublasSetStream_v2, (cublasHandle_t h, cudaStream_t v), (h, v))
 
-EXPORT cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t h, void *ws, size_t size)
+cublasStatus_t aoe_cbw_cublasSetWorkspace_v2(cublasHandle_t h, void *ws, size_t size)
 {
     if (!CB_REAL(cublasSetWorkspace_v2)) return CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t st = CB_REAL(cublasSetWorkspace_v2)(h, ws, size);
@@ -162,6 +166,8 @@ EXPORT cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t h, void *ws, size_t s
     }
     return st;
 }
+AOE_CB_ENTRIES("libcublas", cublasSetWorkspace_v2, (cublasHandle_t h, void *ws, size_t size),
+               (h, ws, size))
 
 void aoe_cb_handles_atfork_child(void)
 {

@@ -78,6 +78,56 @@ static inline void *aoe_cb_real(int idx)
 /* The real function fn (same prototype as the header's), or NULL. */
 #define CB_REAL(fn) ((__typeof__(&fn))aoe_cb_real(AOE_CBF_##fn))
 
+/* ---- entry points: one per cuBLAS major, each for the callers of its own library ----
+ * The libraries' symbols are versioned (cublasSgemm_v2@@libcublas.so.13), so
+ * a program's references name their major, and two majors can be loaded at
+ * once (a CuPy for CUDA 12 beside a PyTorch for CUDA 13). The shim exports
+ * each wrapped fn under both versions (12, and 13 as the default for an
+ * unversioned reference): the dynamic linker binds every caller to the entry
+ * of its own major, once. An entry (two loads and a compare per call) calls
+ * the shim's wrapper, aoe_cbw_<fn>, when its major's library is the one the
+ * shim works with (CB_REAL), else that library's own fn: another major's
+ * handle never reaches a library that did not make it. */
+#define AOE_CBW_DECL(fn) __typeof__(fn) aoe_cbw_##fn;
+AOE_CB_WRAPPED(AOE_CBW_DECL)
+#undef AOE_CBW_DECL
+/* Each major's own fn (12, 13): NULL not looked up yet, AOE_CB_NOT_LOADED
+ * when no library of that major is loaded by its soname. */
+#define AOE_CB_NOT_LOADED ((void *)1)
+extern _Atomic(void *) aoe_cb_route_ptr[2][AOE_CBF_COUNT];
+/* Looks major's fn up (once): aoe_cb_route_ptr's entry. */
+void *aoe_cb_route_resolve(int major, int idx);
+/* For the entry of idx for major, once both pointers are known: NULL, call
+ * the wrapper; else major's own fn. */
+static inline void *aoe_cb_route_of(void *own, void *real)
+{
+    return own == AOE_CB_NOT_LOADED || own == real ? NULL : own;
+}
+/* An entry: every path ends in a jump with the caller's arguments where they
+ * are (the lookups, once, in a function of its own). */
+#define AOE_CB_ENTRY(M, AT, lib, fn, params, args)                                                 \
+    static __attribute__((noinline, cold)) cublasStatus_t aoe_cb##M##_##fn##_first params          \
+    {                                                                                              \
+        void *own_ = aoe_cb_route_resolve(M, AOE_CBF_##fn), *real_ = aoe_cb_real(AOE_CBF_##fn);    \
+        __typeof__(&fn) to_ = (__typeof__(&fn))aoe_cb_route_of(own_, real_);                       \
+        return to_ ? to_ args : aoe_cbw_##fn args;                                                 \
+    }                                                                                              \
+    __attribute__((visibility("default"))) cublasStatus_t aoe_cb##M##_##fn params;                 \
+    cublasStatus_t aoe_cb##M##_##fn params                                                         \
+    {                                                                                              \
+        void *own_ =                                                                               \
+            atomic_load_explicit(&aoe_cb_route_ptr[M - 12][AOE_CBF_##fn], memory_order_relaxed);   \
+        void *real_ = atomic_load_explicit(&aoe_cb_real_ptr[AOE_CBF_##fn], memory_order_relaxed);  \
+        if (__builtin_expect(!own_ || !real_, 0)) return aoe_cb##M##_##fn##_first args;            \
+        __typeof__(&fn) to_ = (__typeof__(&fn))aoe_cb_route_of(own_, real_);                       \
+        return to_ ? to_ args : aoe_cbw_##fn args;                                                 \
+    }                                                                                              \
+    __asm__(".symver aoe_cb" #M "_" #fn "," #fn AT lib ".so." #M);
+/* fn's two entries; lib: "libcublas" or "libcublasLt", the library it is in. */
+#define AOE_CB_ENTRIES(lib, fn, params, args)                                                      \
+    AOE_CB_ENTRY(12, "@", lib, fn, params, args)                                                   \
+    AOE_CB_ENTRY(13, "@@", lib, fn, params, args)
+
 void *aoe_cb_wrapper_for(const char *name);
 void *aoe_cb_real_for(const char *name);
 void aoe_cb_flush_counts(void);

@@ -14,8 +14,6 @@
 
 #include <string.h>
 
-#define EXPORT __attribute__((visibility("default")))
-
 atomic_ullong aoe_cb_own_algo_calls;
 static atomic_int g_said_own, g_said_blocks;
 
@@ -189,11 +187,12 @@ static int describe(aoe_gemm_desc *g, cublasLtMatmulDesc_t desc, cublasLtMatrixL
     return 0;
 }
 
-EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
-    cublasLtHandle_t h, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t al,
-    cublasLtMatrixLayout_t bl, cublasLtMatrixLayout_t cl, cublasLtMatrixLayout_t dl,
-    cublasLtMatmulPreference_t pref, int requested, cublasLtMatmulHeuristicResult_t results[],
-    int *returned)
+cublasStatus_t
+aoe_cbw_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t h, cublasLtMatmulDesc_t desc,
+                                       cublasLtMatrixLayout_t al, cublasLtMatrixLayout_t bl,
+                                       cublasLtMatrixLayout_t cl, cublasLtMatrixLayout_t dl,
+                                       cublasLtMatmulPreference_t pref, int requested,
+                                       cublasLtMatmulHeuristicResult_t results[], int *returned)
 {
     __typeof__(&cublasLtMatmulAlgoGetHeuristic) real = CB_REAL(cublasLtMatmulAlgoGetHeuristic);
     if (!real) return CUBLAS_STATUS_NOT_INITIALIZED;
@@ -230,12 +229,19 @@ EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
     return st;
 }
 
-EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t desc,
-                                     const void *alpha, const void *A, cublasLtMatrixLayout_t al,
-                                     const void *B, cublasLtMatrixLayout_t bl, const void *beta,
-                                     const void *C, cublasLtMatrixLayout_t cl, void *D,
-                                     cublasLtMatrixLayout_t dl, const cublasLtMatmulAlgo_t *algo,
-                                     void *ws, size_t ws_size, cudaStream_t stream)
+AOE_CB_ENTRIES("libcublasLt", cublasLtMatmulAlgoGetHeuristic,
+               (cublasLtHandle_t h, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t al,
+                cublasLtMatrixLayout_t bl, cublasLtMatrixLayout_t cl, cublasLtMatrixLayout_t dl,
+                cublasLtMatmulPreference_t pref, int requested,
+                cublasLtMatmulHeuristicResult_t results[], int *returned),
+               (h, desc, al, bl, cl, dl, pref, requested, results, returned))
+
+cublasStatus_t aoe_cbw_cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t desc,
+                                      const void *alpha, const void *A, cublasLtMatrixLayout_t al,
+                                      const void *B, cublasLtMatrixLayout_t bl, const void *beta,
+                                      const void *C, cublasLtMatrixLayout_t cl, void *D,
+                                      cublasLtMatrixLayout_t dl, const cublasLtMatmulAlgo_t *algo,
+                                      void *ws, size_t ws_size, cudaStream_t stream)
 {
     __typeof__(&cublasLtMatmul) real = CB_REAL(cublasLtMatmul);
     if (!real) return CUBLAS_STATUS_NOT_INITIALIZED;
@@ -250,6 +256,13 @@ EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t de
     }
     return real(h, desc, alpha, A, al, B, bl, beta, C, cl, D, dl, algo, ws, ws_size, stream);
 }
+AOE_CB_ENTRIES("libcublasLt", cublasLtMatmul,
+               (cublasLtHandle_t h, cublasLtMatmulDesc_t desc, const void *alpha, const void *A,
+                cublasLtMatrixLayout_t al, const void *B, cublasLtMatrixLayout_t bl,
+                const void *beta, const void *C, cublasLtMatrixLayout_t cl, void *D,
+                cublasLtMatrixLayout_t dl, const cublasLtMatmulAlgo_t *algo, void *ws,
+                size_t ws_size, cudaStream_t stream),
+               (h, desc, alpha, A, al, B, bl, beta, C, cl, D, dl, algo, ws, ws_size, stream))
 
 void aoe_cb_flush_counts(void)
 {

@@ -22,7 +22,8 @@
  * each job with that job's library, not with the one of the program that
  * started it. Only a directory the tuner accepts (yours or root's, nobody
  * else can write it or rename it away); else the tuner searches by name.
- * Worked out once: one cuBLAS per process (a second is refused). */
+ * Worked out once: one cuBLAS tuned per process (with a second, GEMMs pass
+ * through, each caller to its own library: aoe_cb_route). */
 static atomic_int g_dir_state; /* 0: not yet, 1: g_dir, -1: none, 2: being written */
 static char g_dir[PATH_MAX];
 
@@ -103,7 +104,7 @@ void *aoe_cb_resolve(int idx)
     return p;
 }
 
-#define AOE_CB_WRAP(fn) (void *)&fn,
+#define AOE_CB_WRAP(fn) (void *)&aoe_cbw_##fn,
 static void *const g_wrappers[] = {AOE_CB_WRAPPED(AOE_CB_WRAP)};
 #undef AOE_CB_WRAP
 #define N_WRAPPED (sizeof g_wrappers / sizeof g_wrappers[0])
@@ -113,6 +114,25 @@ static int index_of(const char *name)
     for (size_t i = 0; i < N_WRAPPED; i++)
         if (!strcmp(g_names[i], name)) return (int)i;
     return -1;
+}
+
+/* The entries' own functions (aoe_cb_route): a major's callers are linked
+ * against its library, so it is loaded before they can call; an unversioned
+ * caller reaches the 13 entry, whichever is loaded. */
+_Atomic(void *) aoe_cb_route_ptr[2][AOE_CBF_COUNT];
+
+void *aoe_cb_route_resolve(int major, int idx)
+{
+    char soname[32];
+    snprintf(soname, sizeof soname, "%s.so.%d",
+             strncmp(g_names[idx], "cublasLt", 8) ? "libcublas" : "libcublasLt", major);
+    /* pinned, as every library the shim takes entry points from (real_sym.c) */
+    void *h = dlopen(soname, RTLD_NOLOAD | RTLD_NODELETE | RTLD_LAZY);
+    void *p = h ? aoe_real_dlsym(h, g_names[idx]) : NULL;
+    if (h) dlclose(h);
+    if (!p) p = AOE_CB_NOT_LOADED;
+    atomic_store_explicit(&aoe_cb_route_ptr[major - 12][idx], p, memory_order_relaxed);
+    return p;
 }
 
 void *aoe_cb_wrapper_for(const char *name)

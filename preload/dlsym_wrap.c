@@ -19,6 +19,13 @@
 #define AOE_TAIL_CALL
 #endif
 
+/* p lies in the shim itself. */
+static int in_shim(const void *p)
+{
+    Dl_info a, b;
+    return dladdr(p, &a) && dladdr((const void *)&in_shim, &b) && a.dli_fbase == b.dli_fbase;
+}
+
 /* Every lookup passes here: the runtime is found by name prefix first
  * (preload/runtime_match.c: a few byte compares, uninstrumented, since the
  * sanitizer runtimes look their interceptors' targets up with dlsym before
@@ -38,11 +45,14 @@ dlsym(void *handle, const char *name)
      * global scope holds the shim's own definitions of the wrapped names. */
     void *p = real(handle, name);
     if (!p) return p;
-    /* RTLD_DEFAULT found the shim's own definition, which without the shim
+    /* RTLD_DEFAULT found the shim's own definition (its wrapper, or a
+     * versioned entry: hooks/cublas_internal.h), which without the shim
      * would be the next one after it: none (the runtime is not loaded
      * globally, or lacks the function) is NULL, as the program would get;
      * a feature probe must not find a wrapper with nothing behind it. */
-    if (wrapper == p) return handle != RTLD_DEFAULT || real(RTLD_NEXT, name) ? p : NULL;
+    if (handle == RTLD_DEFAULT && (wrapper == p || in_shim(p)))
+        return real(RTLD_NEXT, name) ? p : NULL;
+    if (wrapper == p) return p;
     /* Only hand out the wrapper for the runtime's own function (the ICD
      * loader's). A vendor library looked up by the loader itself keeps its
      * real entry points, or the loader would call back into the shim. */

@@ -8,6 +8,8 @@
 
 #include <stdlib.h>
 
+const char fc_owner_tag;
+
 cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
     if (!handle) return CUBLAS_STATUS_INVALID_VALUE;
@@ -17,6 +19,7 @@ cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
     cublasHandle_t h = calloc(1, sizeof *h);
     if (!h) return CUBLAS_STATUS_ALLOC_FAILED;
     h->magic = CUBLAS_MAGIC_HANDLE;
+    h->owner = &fc_owner_tag;
     h->math_mode = CUBLAS_DEFAULT_MATH;
     h->pointer_mode = CUBLAS_POINTER_MODE_HOST;
     *handle = h;

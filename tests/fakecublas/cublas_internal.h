@@ -7,6 +7,7 @@
 
 struct cublasContext {
     uint32_t magic;
+    const void *owner; /* &fc_owner_tag of the library copy that made it */
     void *workspace;
     size_t workspace_size;
     cublasMath_t math_mode;
@@ -15,9 +16,14 @@ struct cublasContext {
 };
 #define CUBLAS_MAGIC_HANDLE 0x43424c48u
 
+/* One per loaded copy of the library (not exported): a handle another copy
+ * made (another cuBLAS major's, loaded beside this one) is refused, where
+ * the real library would misread it. */
+extern const char fc_owner_tag;
+
 static inline int cublas_handle_valid(cublasHandle_t h)
 {
-    return h && h->magic == CUBLAS_MAGIC_HANDLE;
+    return h && h->magic == CUBLAS_MAGIC_HANDLE && h->owner == &fc_owner_tag;
 }
 
 #endif

@@ -3,7 +3,9 @@
  * extension module is to Python (CuPy's cublas module, PyTorch's cu12 build).
  * Its calls bind to a preloaded shim's wrappers by the PLT, while the
  * library stays out of the global scope.
- * gemm_module_run(): one fp32 GEMM (cublasSgemm_v2, 3x24x40) checked against
+ * gemm_module_run(): a handle (its pointer mode read back by a call the
+ * shim does not wrap, so the module's own library must have made it), one
+ * fp32 GEMM (cublasSgemm_v2, 3x24x40) checked against
  * a double-precision reference; prints "gemm_module: ok" or the failing
  * call and status; returns 0 when correct. */
 #include <cublasLt.h>
@@ -26,6 +28,16 @@ int gemm_module_run(void)
     cublasStatus_t st = cublasCreate_v2(&h);
     if (st != CUBLAS_STATUS_SUCCESS) {
         printf("gemm_module: cublasCreate_v2 failed: %d\n", (int)st);
+        return 1;
+    }
+    /* a call the shim does not wrap: it reaches this module's own library,
+     * which must be the one that made the handle */
+    cublasPointerMode_t pm;
+    st = cublasGetPointerMode_v2(h, &pm);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        printf("gemm_module: cublasGetPointerMode_v2 failed: %d (the handle is another "
+               "library's)\n",
+               (int)st);
         return 1;
     }
     /* "device" memory is host memory on the fakes */

@@ -6,14 +6,19 @@
 
 #include <stdlib.h>
 
+/* One per loaded copy of the library: another copy's handle (another
+ * major's) is refused, where the real library would misread it. */
+static const char owner_tag;
+
 struct cublasLtContext {
     uint32_t magic;
+    const void *owner;
 };
 #define LT_MAGIC_HANDLE 0x4c54484eu
 
 int lt_handle_valid(cublasLtHandle_t h)
 {
-    return h && h->magic == LT_MAGIC_HANDLE;
+    return h && h->magic == LT_MAGIC_HANDLE && h->owner == &owner_tag;
 }
 
 cublasStatus_t cublasLtCreate(cublasLtHandle_t *handle)
@@ -25,6 +30,7 @@ cublasStatus_t cublasLtCreate(cublasLtHandle_t *handle)
     struct cublasLtContext *h = calloc(1, sizeof *h);
     if (!h) return CUBLAS_STATUS_ALLOC_FAILED;
     h->magic = LT_MAGIC_HANDLE;
+    h->owner = &owner_tag;
     *handle = h;
     return CUBLAS_STATUS_SUCCESS;
 }

@@ -10,7 +10,8 @@
 # loaded, no driver, TunableOp, AOE_TUNE_GEMM=False, block-scaled
 # operands), output correct, no
 # crash; a CUDA 12 cuBLAS loaded RTLD_LOCAL is found and tuned; cublasLtMatmul
-# with the program's own algorithm is observed.
+# with the program's own algorithm is observed; with two majors loaded, each
+# caller reaches its own library.
 set -euo pipefail
 source "$(dirname "$0")/shim_helpers.bash"
 FAKE=$B/fakecublas:$B/fakecuda # the fake libraries and the fake driver they load
@@ -257,6 +258,23 @@ cu12job=$(ls "$T"/cu12/spool/*.job)
 [ "$(json "$cu12job" 'r["runtime_extra"]["cublas_dir"]')" = "$(realpath "$B/fakecublas12")" ] ||
   fail "the CUDA 12 job does not name its library's directory: $(cat "$cu12job")"
 echo "shim_cublas: a CUDA 12 cuBLAS loaded RTLD_LOCAL is found; its calls work and are captured"
+
+# Two majors in one process: this CUDA 13 program loads the CUDA 12 module
+# (a cu12 wheel's extension beside a cu13 PyTorch). The shim's entries are
+# versioned as the libraries' symbols are, so each caller reaches its own
+# library: the module's handle is made by its libcublas.so.12, which the
+# module then asks itself (a call the shim does not wrap). Its calls used to
+# go to the first library found, .so.13, whose handle its own library
+# refused (a real one would misread it).
+mkdir -p "$T/two"
+out=$(LD_LIBRARY_PATH=$FAKE AOE_WORK_PATH=$T/two TUNE_BANK_PATH=$T/two/bank LD_PRELOAD="$HOOK" \
+  GEMM_TORCHLIKE_MODULE="$B/fakecublas12/libgemm_module.so" "$client" 2>&1) ||
+  fail "two cuBLAS majors in one process failed: $out"
+has '^gemm_module: max relative error .*: ok$'
+[ "$(grep -c ': ok$' <<<"$out")" = 5 ] || fail "not 5 correct results: $out"
+syms=$(readelf --dyn-syms -W "$B/lib/libaoe_hook.so")
+grep -q ' cublasSgemm_v2@libcublas.so.12$' <<<"$syms" || fail "no versioned entry for CUDA 12 callers"
+echo "shim_cublas: two cuBLAS majors in one process: each caller reaches its own library"
 
 # One tuner serves every program of the spool, in the environment of the one
 # that started it: here a CUDA 13 program's (the .so.13 fakes on its path).

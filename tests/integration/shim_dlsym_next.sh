@@ -29,10 +29,11 @@ run shim "$HOOK"
 grep -q '^main next mmap -> lib' "$T/out.ref" || fail "no reference: $(cat "$T/out.ref")"
 grep -q '^plugin default aoe_dlsym_local_dep -> libloc' "$T/out.ref" || fail "reference: $(cat "$T/out.ref")"
 cl=clEnqueueNDRangeKernel
-# A wrapped CUDA name the program has no definition of (no libcuda loaded):
+# A wrapped CUDA or cuBLAS name the program has no definition of (no
+# libcuda or libcublas loaded):
 # NULL, as without the shim (it used to be the wrapper); dlerror() then
 # names the shim as the object that looked, not the caller.
-norm() { grep -v " $cl " "$1" | sed -E 's#\| [^ ]*: undefined symbol: (cu[A-Za-z]+)$#| OBJ: undefined symbol: \1#'; }
+norm() { grep -v " $cl " "$1" | sed -E 's#\| [^ ]*: undefined symbol: (cu[A-Za-z0-9_]+)$#| OBJ: undefined symbol: \1#'; }
 diff <(norm "$T/out.ref") <(norm "$T/out.shim") >"$T/diff" ||
   fail "lookups differ under the shim (< without, > with): $(cat "$T/diff")"
 grep -q "^main next $cl -> libaoe_hook.so+" "$T/out.shim" ||

@@ -356,6 +356,20 @@ int main(int argc, char **argv)
     bmm(h, ws, 2, M, N, K);
     sgemm(h, ws, M, N, K);
     dev_free(ws);
+    /* A module linked against another cuBLAS major (a CUDA 12 wheel's
+     * extension beside this CUDA 13 program), loaded as Python loads one. */
+    env = getenv("GEMM_TORCHLIKE_MODULE");
+    if (env) {
+        void *m = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+        int (*run)(void) = m ? (int (*)(void))dlsym(m, "gemm_module_run") : NULL;
+        if (!run) {
+            fprintf(stderr, "gemm_torchlike: %s\n", dlerror());
+            return 2;
+        }
+        failures += run() != 0;
+        int again = 0; /* this program's own handle still works */
+        CHECK(cublasGetVersion_v2(h, &again));
+    }
     CHECK(cublasDestroy_v2(h));
     CHECK(cublasLtDestroy(lt));
     return failures ? 1 : 0;
