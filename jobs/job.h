@@ -85,14 +85,18 @@ typedef enum {
     AOE_LAUNCH_GRID_BLOCK = 1    /* grid = blocks, block = threads per block (CUDA) */
 } aoe_job_launch_kind;
 
-/* The settings of the program that queued the job. One tuner serves every
- * program of a spool, started in the environment of one of them; a tuner
- * serving a spool uses these for the job instead of its own (docs/formats.md). */
+/* The settings of the program that queued the job (runtime_extra.settings,
+ * mapped by the codec as mem_flags is: a reader that does not know it keeps
+ * it verbatim and ignores it). One tuner serves every program of a spool,
+ * started in the environment of one of them; a tuner serving a spool uses
+ * these for the job instead of its own (docs/formats.md). */
 typedef struct {
-    int present;      /* the job says them; else the tuner's own apply */
-    char *bank;       /* TUNE_BANK_PATH as an absolute path, or NULL (not said) */
-    char *tunables;   /* AOE_TUNABLES with every path absolute ("": none) */
-    int auto_defines; /* AOE_AUTO_DEFINES */
+    int present;         /* the job says them; else the tuner's own apply */
+    char *bank;          /* TUNE_BANK_PATH as an absolute path, or NULL (not said) */
+    char *tunables;      /* AOE_TUNABLES with every path absolute ("": none) */
+    int auto_defines;    /* AOE_AUTO_DEFINES */
+    uint32_t max_evals;  /* AOE_MAX_EVALS when its environment set it, else 0 */
+    double time_limit_s; /* AOE_TIME_LIMIT likewise, else 0 */
 } aoe_job_settings;
 
 typedef struct {

@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "jobs/job_fields.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,48 @@ static int map_options_text(const cJSON *ot, aoe_job *job, char *err, size_t err
     return 0;
 }
 
+/* runtime_extra.settings: what the program that queued the job set
+ * (aoe_job_settings). The bank is opened with the checks of any bank (the
+ * user's own directory, no link followed), the tunables files parsed like
+ * any tunables file. */
+static int map_settings(const cJSON *o, aoe_job *job, char *err, size_t errlen)
+{
+    static const char *const known[] = {"bank",      "tunables",     "auto_defines",
+                                        "max_evals", "time_limit_s", NULL};
+    aoe_job_settings *s = &job->settings;
+    const char *pre = "runtime_extra.settings.";
+    if (!cJSON_IsObject(o))
+        return aoe_errf(err, errlen, "runtime_extra.settings: expected an object");
+    if (aoe_jf_known(o, known, pre, err, errlen) ||
+        aoe_jf_string(o, "bank", "runtime_extra.settings.bank", 0, AOE_JOB_MAX_BANK, &s->bank, err,
+                      errlen) ||
+        aoe_jf_string(o, "tunables", "runtime_extra.settings.tunables", 1, AOE_JOB_MAX_TUNABLES,
+                      &s->tunables, err, errlen))
+        return -1;
+    if (s->bank && s->bank[0] != '/')
+        return aoe_errf(err, errlen, "runtime_extra.settings.bank: expected an absolute path");
+    const cJSON *ad = cJSON_GetObjectItemCaseSensitive(o, "auto_defines");
+    if (!cJSON_IsBool(ad))
+        return aoe_errf(err, errlen, "runtime_extra.settings.auto_defines: expected true or false");
+    s->auto_defines = cJSON_IsTrue(ad);
+    const cJSON *me = cJSON_GetObjectItemCaseSensitive(o, "max_evals");
+    const cJSON *tl = cJSON_GetObjectItemCaseSensitive(o, "time_limit_s");
+    uint64_t v = 0;
+    if (me && aoe_jf_uint(me, "runtime_extra.settings.max_evals", 0, 1e9, &v, err, errlen))
+        return -1;
+    s->max_evals = (uint32_t)v;
+    if (tl) {
+        if (!cJSON_IsNumber(tl) || !isfinite(tl->valuedouble) || tl->valuedouble < 0 ||
+            tl->valuedouble > 1e9)
+            return aoe_errf(err, errlen,
+                            "runtime_extra.settings.time_limit_s: expected a number in 0..1e9 "
+                            "seconds");
+        s->time_limit_s = tl->valuedouble;
+    }
+    s->present = 1;
+    return 0;
+}
+
 static int cmp_names(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -244,10 +287,13 @@ static int parse_extra(const cJSON *root, aoe_job *job, char *err, size_t errlen
     int rc = twice(copy, err, errlen);
     cJSON *mf = rc ? NULL : cJSON_DetachItemFromObjectCaseSensitive(copy, "mem_flags");
     cJSON *ot = rc ? NULL : cJSON_DetachItemFromObjectCaseSensitive(copy, "options_text");
+    cJSON *st = rc ? NULL : cJSON_DetachItemFromObjectCaseSensitive(copy, "settings");
     if (!rc && mf) rc = map_mem_flags(mf, job, err, errlen);
     if (!rc && ot) rc = map_options_text(ot, job, err, errlen);
+    if (!rc && st && !cJSON_IsNull(st)) rc = map_settings(st, job, err, errlen);
     cJSON_Delete(mf);
     cJSON_Delete(ot);
+    cJSON_Delete(st);
     if (!rc && copy->child) {
         job->runtime_extra = cJSON_PrintUnformatted(copy);
         if (!job->runtime_extra)
@@ -259,37 +305,11 @@ static int parse_extra(const cJSON *root, aoe_job *job, char *err, size_t errlen
     return rc;
 }
 
-/* settings: what the program that queued the job set (aoe_job_settings).
- * The bank is opened with the checks of any bank (the user's own directory,
- * no link followed), the tunables files parsed like any tunables file. */
-static int parse_settings(const cJSON *root, aoe_job *job, char *err, size_t errlen)
-{
-    static const char *const known[] = {"bank", "tunables", "auto_defines", NULL};
-    aoe_job_settings *s = &job->settings;
-    const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "settings");
-    if (!o || cJSON_IsNull(o)) return 0;
-    if (!cJSON_IsObject(o)) return aoe_errf(err, errlen, "settings: expected an object");
-    if (aoe_jf_known(o, known, "settings.", err, errlen) ||
-        aoe_jf_string(o, "bank", "settings.bank", 0, AOE_JOB_MAX_BANK, &s->bank, err, errlen) ||
-        aoe_jf_string(o, "tunables", "settings.tunables", 1, AOE_JOB_MAX_TUNABLES, &s->tunables,
-                      err, errlen))
-        return -1;
-    if (s->bank && s->bank[0] != '/')
-        return aoe_errf(err, errlen, "settings.bank: expected an absolute path");
-    const cJSON *ad = cJSON_GetObjectItemCaseSensitive(o, "auto_defines");
-    if (!cJSON_IsBool(ad))
-        return aoe_errf(err, errlen, "settings.auto_defines: expected true or false");
-    s->auto_defines = cJSON_IsTrue(ad);
-    s->present = 1;
-    return 0;
-}
-
 int aoe_job_parse_v2(const cJSON *root, aoe_job *job, char *err, size_t errlen)
 {
     static const char *const known[] = {
-        "format",      "runtime", "fingerprint",   "key",      "call_site",
-        "repeat_tune", "space",   "budget",        "op",       "program",
-        "launch",      "args",    "runtime_extra", "settings", NULL};
+        "format", "runtime", "fingerprint", "key",    "call_site", "repeat_tune",   "space",
+        "budget", "op",      "program",     "launch", "args",      "runtime_extra", NULL};
     if (aoe_jf_known(root, known, "", err, errlen)) return -1;
     if (parse_op(root, job, err, errlen) || parse_program(root, job, err, errlen) ||
         parse_launch(root, job, err, errlen) || aoe_jf_args(root, job, 2, err, errlen))
@@ -301,7 +321,7 @@ int aoe_job_parse_v2(const cJSON *root, aoe_job *job, char *err, size_t errlen)
                                 "args[%u].kind: a library call takes scalar and buffer arguments "
                                 "only",
                                 i);
-    if (parse_extra(root, job, err, errlen) || parse_settings(root, job, err, errlen)) return -1;
+    if (parse_extra(root, job, err, errlen)) return -1;
     if (!job->options && !(job->options = aoe_job_options_join(job->option_list, job->noptions)))
         return aoe_errf(err, errlen, "program.options: out of memory");
     return 0;

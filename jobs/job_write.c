@@ -65,7 +65,7 @@ static void put_sizes(FILE *f, const uint64_t *v, uint32_t n)
 
 /* What the writer derives before it opens the file: the option list (the
  * job's own, or `options` split) and the runtime_extra object with the fields
- * the reader maps back (mem_flags, options_text). */
+ * the reader maps back (mem_flags, options_text, settings). */
 typedef struct {
     char **list; /* the job's list or `split` */
     uint32_t n;
@@ -175,18 +175,7 @@ static int put_job(FILE *f, const aoe_job *job, const prepared *pr)
     else
         fputs("null", f);
     fprintf(f, ",\n\"repeat_tune\":%s", job->repeat_tune ? "true" : "false");
-    const aoe_job_settings *st = &job->settings;
-    if (st->present) {
-        fputs(",\n\"settings\":{", f);
-        if (st->bank) {
-            fputs("\"bank\":", f);
-            put_string(f, st->bank);
-            fputc(',', f);
-        }
-        fputs("\"tunables\":", f);
-        put_string(f, st->tunables ? st->tunables : "");
-        fprintf(f, ",\"auto_defines\":%s}", st->auto_defines ? "true" : "false");
-    }
+
     if (job->space_json) {
         fputs(",\n\"space\":", f);
         fputs(job->space_json, f);
@@ -276,6 +265,19 @@ static int program_ok(const aoe_job *job, const prepared *pr)
     return job->binary && job->binary_size;
 }
 
+/* runtime_extra.settings (aoe_job_settings): 0, or -1 when out of memory. */
+static int add_settings(cJSON *o, const aoe_job_settings *st)
+{
+    cJSON *s = cJSON_AddObjectToObject(o, "settings");
+    int ok =
+        s && (!st->bank || cJSON_AddStringToObject(s, "bank", st->bank)) &&
+        cJSON_AddStringToObject(s, "tunables", st->tunables ? st->tunables : "") &&
+        cJSON_AddBoolToObject(s, "auto_defines", st->auto_defines != 0) &&
+        (!st->max_evals || cJSON_AddNumberToObject(s, "max_evals", st->max_evals)) &&
+        (!(st->time_limit_s > 0) || cJSON_AddNumberToObject(s, "time_limit_s", st->time_limit_s));
+    return ok ? 0 : -1;
+}
+
 /* The option list and the runtime_extra text; -1 when the job cannot be
  * written as it is (EINVAL) or memory ran out. */
 static int prepare(const aoe_job *job, prepared *pr)
@@ -304,6 +306,8 @@ static int prepare(const aoe_job *job, prepared *pr)
         cJSON_DeleteItemFromObjectCaseSensitive(o, "mem_flags");
     while (cJSON_GetObjectItemCaseSensitive(o, "options_text"))
         cJSON_DeleteItemFromObjectCaseSensitive(o, "options_text");
+    while (cJSON_GetObjectItemCaseSensitive(o, "settings"))
+        cJSON_DeleteItemFromObjectCaseSensitive(o, "settings");
     int rc = 0, any = 0;
     if (o->child) { /* the reader's limit applies to what it keeps verbatim */
         char *kept = cJSON_PrintUnformatted(o);
@@ -338,6 +342,7 @@ static int prepare(const aoe_job *job, prepared *pr)
         }
         free(joined);
     }
+    if (!rc && job->settings.present && add_settings(o, &job->settings)) rc = -1;
     if (!rc && o->child && !(pr->extra = cJSON_PrintUnformatted(o))) rc = -1;
     cJSON_Delete(o);
     return rc;
@@ -360,6 +365,8 @@ static int writable(const aoe_job *job, const prepared *pr)
     const aoe_job_settings *st = &job->settings;
     if (st->bank && (st->bank[0] != '/' || strlen(st->bank) > AOE_JOB_MAX_BANK)) return 0;
     if (st->tunables && strlen(st->tunables) > AOE_JOB_MAX_TUNABLES) return 0;
+    if ((double)st->max_evals > 1e9 || !(st->time_limit_s >= 0 && st->time_limit_s <= 1e9))
+        return 0;
     aoe_gemm_desc gemm; /* a GEMM job's description and arguments as the reader checks them */
     if (aoe_job_is_gemm(job) && aoe_gemm_from_job(job, &gemm, NULL, 0)) return 0;
     if (job->space_json) {

@@ -45,16 +45,22 @@ dlsym(void *handle, const char *name)
      * global scope holds the shim's own definitions of the wrapped names. */
     void *p = real(handle, name);
     if (!p) return p;
-    /* RTLD_DEFAULT found the shim's own definition (its wrapper, or a
-     * versioned entry: hooks/cublas_internal.h), which without the shim
-     * would be the next one after it: none (the runtime is not loaded
-     * globally, or lacks the function) is NULL, as the program would get;
-     * a feature probe must not find a wrapper with nothing behind it. */
-    if (handle == RTLD_DEFAULT && (wrapper == p || in_shim(p)))
-        return real(RTLD_NEXT, name) ? p : NULL;
-    if (wrapper == p) return p;
+    void *r = rt->real_for ? rt->real_for(name) : NULL;
     /* Only hand out the wrapper for the runtime's own function (the ICD
      * loader's). A vendor library looked up by the loader itself keeps its
      * real entry points, or the loader would call back into the shim. */
-    return rt->real_for && p == rt->real_for(name) ? wrapper : p;
+    if (r && p == r) return wrapper;
+    /* The lookup found the shim's own definition (its wrapper, or a
+     * versioned entry: hooks/cublas_internal.h), through RTLD_DEFAULT or a
+     * dlopen(NULL) handle. It stands for the runtime's function, and is
+     * handed out only when the runtime has that function, loaded anywhere
+     * (a plugin's own dependency counts, as it does for the plugin's
+     * lookups): else NULL, as the program would get without the shim. A
+     * feature probe must not find a wrapper with nothing behind it. */
+    if (wrapper == p || in_shim(p)) {
+        if (r) return p;
+        real(RTLD_NEXT, name); /* fails: dlerror() says the symbol is undefined */
+        return NULL;
+    }
+    return p;
 }

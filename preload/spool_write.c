@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -75,8 +76,8 @@ bool aoe_spool_full(void)
     return full;
 }
 
-/* path made absolute against the working directory into out (len bytes,
- * from *at on); 0, or -1 when it does not fit. */
+/* path (n bytes) made absolute against the working directory cwd, into
+ * out (len bytes) from *at on: 0, or -1 when it does not fit. */
 static int put_absolute(const char *path, size_t n, const char *cwd, char *out, size_t len,
                         size_t *at)
 {
@@ -87,45 +88,52 @@ static int put_absolute(const char *path, size_t n, const char *cwd, char *out, 
     return 0;
 }
 
-/* The program's settings for the job (aoe_job_settings): the tuner that
- * takes it may have been started by another program, in another directory.
- * Paths are made absolute; what cannot be said (too long, no working
- * directory) is left out, and the tuner then uses its own. */
-static void program_settings(aoe_job *job, char *bank, size_t banklen, char *tun, size_t tunlen)
+/* The program's settings for its jobs (aoe_job_settings): the tuner that
+ * takes them may have been started by another program, in another
+ * directory. Worked out once, at the first capture (not on the program's
+ * stack: 20 KB of paths), paths made absolute against the working directory
+ * then; what cannot be said (too long, no working directory) is left out,
+ * and the tuner then uses its own. */
+static pthread_once_t g_settings_once = PTHREAD_ONCE_INIT;
+static aoe_job_settings g_settings;
+static char g_bank[AOE_JOB_MAX_BANK + 1], g_tunables[AOE_JOB_MAX_TUNABLES + 1];
+
+static void settings_once(void)
 {
     char cwd[4096];
     const char *b = aoe_shim.bank_path, *t = aoe_shim.cfg.text[AOE_CFG_TUNABLES];
     size_t at = 0;
     if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
-    bank[0] = tun[0] = 0;
-    if (b[0] && (b[0] == '/' || cwd[0])) put_absolute(b, strlen(b), cwd, bank, banklen, &at);
+    if (b[0] && (b[0] == '/' || cwd[0]) &&
+        put_absolute(b, strlen(b), cwd, g_bank, sizeof g_bank, &at))
+        g_bank[0] = 0;
     at = 0;
     for (const char *p = t ? t : ""; *p;) { /* ':'-separated, empty entries dropped */
         size_t n = strcspn(p, ":");
         if (n) {
-            if ((p[0] != '/' && !cwd[0]) || (at && at + 1 >= tunlen)) return; /* not said */
-            if (at) tun[at++] = ':';
-            if (put_absolute(p, n, cwd, tun, tunlen, &at)) return;
+            if ((p[0] != '/' && !cwd[0]) || (at && at + 1 >= sizeof g_tunables)) return;
+            if (at) g_tunables[at++] = ':';
+            if (put_absolute(p, n, cwd, g_tunables, sizeof g_tunables, &at)) return;
         }
         p += n + (p[n] == ':');
     }
-    job->settings.present = 1;
-    job->settings.bank = bank[0] ? bank : NULL;
-    job->settings.tunables = tun;
-    job->settings.auto_defines = aoe_shim.cfg.num[AOE_CFG_AUTO_DEFINES] != 0;
-    /* a budget the program set, else the tuner's (its own default or setting) */
-    if (!job->max_evals && aoe_shim.cfg.from_env[AOE_CFG_MAX_EVALS])
-        job->max_evals = (uint32_t)aoe_shim.cfg.num[AOE_CFG_MAX_EVALS];
-    if (!(job->time_limit_s > 0) && aoe_shim.cfg.from_env[AOE_CFG_TIME_LIMIT])
-        job->time_limit_s = (double)aoe_shim.cfg.num[AOE_CFG_TIME_LIMIT];
+    g_settings.present = 1; /* all of it, or nothing: half the tunables would mislead */
+    g_settings.bank = g_bank[0] ? g_bank : NULL;
+    g_settings.tunables = g_tunables;
+    g_settings.auto_defines = aoe_shim.cfg.num[AOE_CFG_AUTO_DEFINES] != 0;
+    if (aoe_shim.cfg.from_env[AOE_CFG_MAX_EVALS])
+        g_settings.max_evals = (uint32_t)aoe_shim.cfg.num[AOE_CFG_MAX_EVALS];
+    if (aoe_shim.cfg.from_env[AOE_CFG_TIME_LIMIT])
+        g_settings.time_limit_s = (double)aoe_shim.cfg.num[AOE_CFG_TIME_LIMIT];
 }
 
 int aoe_spool_submit(const aoe_job *in)
 {
-    char why[4400], bank[AOE_JOB_MAX_BANK + 1], tunables[AOE_JOB_MAX_TUNABLES + 1];
+    char why[4400];
     aoe_job copy = *in; /* the same job, with its program's settings */
     const aoe_job *job = &copy;
-    program_settings(&copy, bank, sizeof bank, tunables, sizeof tunables);
+    pthread_once(&g_settings_once, settings_once);
+    copy.settings = g_settings;
     if (aoe_spool_mkdir_err(aoe_shim.spool_dir, why, sizeof why)) {
         aoe_shim_log_once(&g_err_logged, AOE_LOG_WARN, "cannot use the spool: %s", why);
         return -1;

@@ -79,19 +79,21 @@ static void options_for(run_ctx *x, const aoe_job *job, unsigned attempt, aoe_ba
     const aoe_tune_cli *c = x->c;
     const aoe_config *cfg = c->cfg;
     memset(o, 0, sizeof *o);
+    /* A spool job's own program's settings (the tuner may have been started
+     * by another program); a job file's are the caller's. */
+    const aoe_job_settings *js = c->spool && job->settings.present ? &job->settings : NULL;
     o->strategy = c->strategy;
-    o->max_evals = c->max_evals     ? c->max_evals
-                   : job->max_evals ? job->max_evals
-                                    : (size_t)cfg->num[AOE_CFG_MAX_EVALS];
-    o->time_limit_s = c->time_limit           ? c->time_limit
-                      : job->time_limit_s > 0 ? job->time_limit_s
-                                              : (double)cfg->num[AOE_CFG_TIME_LIMIT];
+    o->max_evals = c->max_evals          ? c->max_evals
+                   : js && js->max_evals ? js->max_evals
+                   : job->max_evals      ? job->max_evals
+                                         : (size_t)cfg->num[AOE_CFG_MAX_EVALS];
+    o->time_limit_s = c->time_limit                ? c->time_limit
+                      : js && js->time_limit_s > 0 ? js->time_limit_s
+                      : job->time_limit_s > 0      ? job->time_limit_s
+                                                   : (double)cfg->num[AOE_CFG_TIME_LIMIT];
     o->time_limit_fixed = c->time_limit > 0; /* else scaled for a slow kernel (run_plan.h) */
     o->seed = c->seed_set ? c->seed : 1;
     o->space.tunables_dir = c->tunables_dir[0] ? c->tunables_dir : NULL;
-    /* A spool job's own program's tunables (the tuner may have been started
-     * by another program); a job file's are the caller's. */
-    const aoe_job_settings *js = c->spool && job->settings.present ? &job->settings : NULL;
     const char *tunables = js ? js->tunables : cfg->text[AOE_CFG_TUNABLES];
     o->space.tunables_extra = tunables && tunables[0] ? tunables : NULL;
     o->space.auto_defines =

@@ -35,7 +35,9 @@ static void check_same(const aoe_job *a, const aoe_job *b)
         a->settings.present != b->settings.present ||
         !same_str(a->settings.bank, b->settings.bank) ||
         !same_str(a->settings.tunables, b->settings.tunables) ||
-        a->settings.auto_defines != b->settings.auto_defines)
+        a->settings.auto_defines != b->settings.auto_defines ||
+        a->settings.max_evals != b->settings.max_evals ||
+        a->settings.time_limit_s != b->settings.time_limit_s)
         abort();
     for (uint32_t d = 0; d < a->work_dim; d++)
         if (a->global[d] != b->global[d] || (a->has_local && a->local[d] != b->local[d])) abort();

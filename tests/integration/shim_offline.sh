@@ -18,8 +18,8 @@ out=$(TUNE_BANK_PATH=../bank AOE_TUNABLES="../tun.json::$S/tests/tunables/image_
 n=$(ls "$spool"/*.job 2>/dev/null | wc -l)
 [ "$n" = 1 ] || fail "expected one job in the spool, found $n: $(ls "$spool")"
 [ ! -e "$spool/tuner.log" ] || fail "offline mode started a tuner"
-said=$(json "$(ls "$spool"/*.job)" '(r["settings"], r["budget"])')
-want="({'bank': '$AOE_WORK_PATH/../bank', 'tunables': '$AOE_WORK_PATH/../tun.json:$S/tests/tunables/image_blur.json', 'auto_defines': False}, {'max_evals': 6, 'time_limit_s': 20})"
+said=$(json "$(ls "$spool"/*.job)" '(r["runtime_extra"]["settings"], r["budget"])')
+want="({'bank': '$AOE_WORK_PATH/../bank', 'tunables': '$AOE_WORK_PATH/../tun.json:$S/tests/tunables/image_blur.json', 'auto_defines': False, 'max_evals': 6, 'time_limit_s': 20}, {'max_evals': 0, 'time_limit_s': 0})"
 [ "$said" = "$want" ] || fail "the job says $said"
 # a second offline run does not queue the key again
 AOE_TUNE_MODE=offline LD_PRELOAD="$HOOK" "$client" >/dev/null 2>&1

@@ -59,28 +59,38 @@ grep -q '1 skipped' "$T/err2" || { cat "$T/err2"; fail "known job not skipped"; 
 # program's bank, not the tuner's (which knows it); --bank overrides it; a
 # bank directory others can write is refused, nothing is written there, the
 # job put back. The program's tunables declare the space (MODE 0 or 6),
-# where the tuner has none of its own (it would find nothing to tune).
+# where the tuner has none of its own (it would find nothing to tune), and
+# its budget applies (1 evaluation); a job file uses the caller's (2).
 with_settings() {
   /usr/bin/python3 - "$T/job.json" "$SP" "$1" <<'PYEOF'
 import json, sys, os
-j = json.load(open(sys.argv[1])); j["settings"] = json.loads(sys.argv[3])
+j = json.load(open(sys.argv[1])); j.setdefault("runtime_extra", {})["settings"] = json.loads(sys.argv[3])
 tmp = os.path.join(sys.argv[2], j["key"] + ".job.tmp")
 json.dump(j, open(tmp, "w")); os.rename(tmp, os.path.join(sys.argv[2], j["key"] + ".job"))
 PYEOF
 }
-settings() { echo "{\"bank\": \"$1\", \"tunables\": \"${2-}\", \"auto_defines\": false}"; }
+settings() { echo "{\"bank\": \"$1\", \"tunables\": \"${2-}\", \"auto_defines\": false${3:+, \"max_evals\": $3}}"; }
 with_settings "$(settings "$T/bank2")"
 "$B/bin/aoe" tune --spool "$SP" --bank "$T/bank" >/dev/null 2>"$T/err3b" || fail "--bank run failed"
 grep -q '1 skipped' "$T/err3b" || fail "--bank did not override the job's bank: $(cat "$T/err3b")"
 [ ! -e "$T/bank2" ] || fail "--bank given, the job's bank was created"
-with_settings "$(settings "$T/bank2" "$S/tests/tunables/planted_good.json")"
+with_settings "$(settings "$T/bank2" "$S/tests/tunables/planted_good.json" 1)"
+cp "$SP/$key.job" "$T/with_settings.job"
 AOE_TUNABLES='' "$B/bin/aoe" tune --spool "$SP" >/dev/null 2>"$T/err3b" ||
   fail "job's bank run failed: $(cat "$T/err3b")"
 grep -q '1 tuned' "$T/err3b" || fail "the job's bank was not the one looked up: $(cat "$T/err3b")"
 "$B/bin/aoe" bank list --bank "$T/bank2" --json >"$T/bank2.json"
 /usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["records"]
-assert len(r) == 1 and r[0]["evaluations"] == 2, r' "$T/bank2.json" ||
-  fail "not tuned in the job's bank with its tunables: $(cat "$T/bank2.json")"
+assert len(r) == 1 and r[0]["evaluations"] == 1, r' "$T/bank2.json" ||
+  fail "not tuned in the job's bank with its tunables and budget: $(cat "$T/bank2.json")"
+# the same job as a file named on the command line: the caller's settings
+# (its tunables, its budget: both configurations), its own bank
+"$B/bin/aoe" tune --bank "$T/bank3" --json "$T/with_settings.job" >"$T/files.json" 2>/dev/null ||
+  fail "job file run failed"
+"$B/bin/aoe" bank list --bank "$T/bank3" --json >"$T/bank3.json"
+/usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["records"]
+assert len(r) == 1 and r[0]["evaluations"] == 2, r' "$T/bank3.json" ||
+  fail "a job file did not get the caller's budget: $(cat "$T/bank3.json")"
 mkdir -m 777 "$T/open"
 with_settings "$(settings "$T/open")"
 "$B/bin/aoe" tune --spool "$SP" >/dev/null 2>"$T/err3b" && fail "a job put back, yet exit 0"

@@ -64,7 +64,8 @@ static aoe_job sample_job(void)
     j.max_evals = 77;
     j.time_limit_s = 12.5;
     j.repeat_tune = 1;
-    j.settings = (aoe_job_settings){1, "/home/u/.local/share/aoe/bank", "/t/a.json:/t/b.json", 1};
+    j.settings = (aoe_job_settings){
+        1, "/home/u/.local/share/aoe/bank", "/t/a.json:/t/b.json", 1, 200, 600.5};
     j.key = aoe_job_compute_key(&j);
     return j;
 }
@@ -136,6 +137,8 @@ Test(job, round_trip_keeps_every_field)
     cr_expect_str_eq(r.settings.bank, "/home/u/.local/share/aoe/bank");
     cr_expect_str_eq(r.settings.tunables, "/t/a.json:/t/b.json");
     cr_expect_eq(r.settings.auto_defines, 1);
+    cr_expect_eq(r.settings.max_evals, 200);
+    cr_expect_float_eq(r.settings.time_limit_s, 600.5, 1e-12);
     aoe_job_free(&r);
     char tmp[256];
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", path_of("a.job"), (long)getpid());
@@ -174,8 +177,8 @@ Test(job, binary_program_null_local_and_empty_options)
     aoe_job_free(&r);
 }
 
-/* The program's settings: never in the key; the bank absolute, every field
- * checked and named. */
+/* The program's settings (runtime_extra.settings): never in the key; the
+ * bank absolute, every field checked and named. */
 Test(job, settings_outside_the_key_and_checked)
 {
     aoe_job j = sample_job(), r;
@@ -183,7 +186,7 @@ Test(job, settings_outside_the_key_and_checked)
     j.settings = (aoe_job_settings){0};
     aoe_key without = aoe_job_compute_key(&j);
     cr_expect(with.hi == without.hi && with.lo == without.lo, "the settings changed the key");
-    j.settings = (aoe_job_settings){1, "bank", "", 0};
+    j.settings = (aoe_job_settings){1, "bank", "", 0, 0, 0};
     errno = 0;
     cr_expect_eq(aoe_job_write(path_of("rel.job"), &j), -1, "a relative bank was written");
     cr_expect_eq(errno, EINVAL);
@@ -192,7 +195,7 @@ Test(job, settings_outside_the_key_and_checked)
     cr_assert_eq(aoe_job_write(path_of("nobank.job"), &j), 0);
     cr_assert_eq(aoe_job_read(path_of("nobank.job"), &r, err, sizeof err), 0, "%s", err);
     cr_expect(r.settings.present && !r.settings.bank && !strcmp(r.settings.tunables, "") &&
-              !r.settings.auto_defines);
+              !r.settings.auto_defines && !r.settings.max_evals && !r.settings.time_limit_s);
     aoe_job_free(&r);
     j.settings.bank = "/b";
     cr_assert_eq(aoe_job_write(path_of("abs.job"), &j), 0);
@@ -202,13 +205,22 @@ Test(job, settings_outside_the_key_and_checked)
     struct {
         const char *text, *field;
     } bad[] = {
-        {"\"settings\":{\"bank\":\"b\",\"tunables\":\"\",\"auto_defines\":false}", "settings.bank"},
-        {"\"settings\":{\"bank\":\"\",\"tunables\":\"\",\"auto_defines\":false}", "settings.bank"},
-        {"\"settings\":{\"bank\":7,\"tunables\":\"\",\"auto_defines\":false}", "settings.bank"},
-        {"\"settings\":{\"auto_defines\":false}", "settings.tunables"},
-        {"\"settings\":{\"tunables\":\"\",\"auto_defines\":1}", "settings.auto_defines"},
-        {"\"settings\":{\"tunables\":\"\",\"auto_defines\":true,\"x\":1}", "settings.x"},
-        {"\"settings\":[]", "settings"},
+        {"\"settings\":{\"bank\":\"b\",\"tunables\":\"\",\"auto_defines\":false}",
+         "runtime_extra.settings.bank"},
+        {"\"settings\":{\"bank\":\"\",\"tunables\":\"\",\"auto_defines\":false}",
+         "runtime_extra.settings.bank"},
+        {"\"settings\":{\"bank\":7,\"tunables\":\"\",\"auto_defines\":false}",
+         "runtime_extra.settings.bank"},
+        {"\"settings\":{\"auto_defines\":false}", "runtime_extra.settings.tunables"},
+        {"\"settings\":{\"tunables\":\"\",\"auto_defines\":1}",
+         "runtime_extra.settings.auto_defines"},
+        {"\"settings\":{\"tunables\":\"\",\"auto_defines\":true,\"x\":1}",
+         "runtime_extra.settings.x"},
+        {"\"settings\":{\"tunables\":\"\",\"auto_defines\":true,\"max_evals\":-1}",
+         "runtime_extra.settings.max_evals"},
+        {"\"settings\":{\"tunables\":\"\",\"auto_defines\":true,\"time_limit_s\":\"9\"}",
+         "runtime_extra.settings.time_limit_s"},
+        {"\"settings\":[]", "runtime_extra.settings"},
     };
     char *at = strstr(text, good);
     cr_assert_not_null(at, "%s", text);

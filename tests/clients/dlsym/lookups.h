@@ -45,6 +45,9 @@ static void lookups(const char *where)
     lookup_print(where, "default", "cuInit", dlsym(RTLD_DEFAULT, "cuInit"));
     lookup_print(where, "default", "cuLibraryLoadData", dlsym(RTLD_DEFAULT, "cuLibraryLoadData"));
     lookup_print(where, "default", "cublasSgemm_v2", dlsym(RTLD_DEFAULT, "cublasSgemm_v2"));
+    void *self = dlopen(NULL, RTLD_LAZY); /* the global scope, as ctypes.CDLL(None) */
+    lookup_print(where, "self", "cuLibraryLoadData", dlsym(self, "cuLibraryLoadData"));
+    lookup_print(where, "self", "cublasSgemm_v2", dlsym(self, "cublasSgemm_v2"));
     lookup_print(where, "vnext", "mmap", dlvsym(RTLD_NEXT, "mmap", "GLIBC_2.2.5"));
     lookup_print(where, "vnext", "aoe_dlsym_missing",
                  dlvsym(RTLD_NEXT, "aoe_dlsym_missing", "GLIBC_2.2.5"));

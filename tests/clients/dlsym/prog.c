@@ -1,7 +1,7 @@
 /* Test program for the shim's dlsym wrapper: the same lookups from the main
  * program, from a linked library and from a dlopen(RTLD_LOCAL) plugin must
  * give what glibc gives without the shim (compared by the test script).
- * Usage: prog PLUGIN_PATH STUBCL_PATH */
+ * Usage: prog PLUGIN_PATH STUBCL_PATH [CUDAPLUGIN_PATH] */
 #include "lookups.h"
 
 #include <stdlib.h>
@@ -10,7 +10,7 @@ void linked_lookups(void);
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) return 2;
+    if (argc != 3 && argc != 4) return 2;
     lookups("main");
     linked_lookups();
     void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
@@ -33,5 +33,11 @@ int main(int argc, char **argv)
     dlerror();
     lookup_print("stub", "handle", "clEnqueueNDRangeKernel", dlsym(s, "clEnqueueNDRangeKernel"));
     dlclose(s);
+    if (argc == 4) { /* a plugin linked against libcuda (the fake), RTLD_LOCAL */
+        void *c = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL);
+        void (*cl)(void) = c ? (void (*)(void))dlsym(c, "cudaplugin_lookups") : NULL;
+        if (!cl) return printf("dlopen: %s\n", dlerror()), 1;
+        cl();
+    }
     return 0;
 }
