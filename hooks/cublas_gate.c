@@ -10,8 +10,9 @@
  *     both);
  *   - PYTORCH_TUNABLEOP_ENABLED=1: PyTorch tunes the cuBLASLt path itself,
  *     AOE steps aside there;
- *   - more than one cuBLAS or cuBLASLt version loaded: the caller's library
- *     is not known, nothing (checked again at every first sight). */
+ *   - more than one cuBLAS or cuBLASLt version loaded: nothing is tuned,
+ *     each call reaches its caller's own library (the versioned entries,
+ *     cublas_internal.h; checked again at every first sight). */
 #include "hooks/cublas_internal.h"
 
 #include "core/log.h"
@@ -67,9 +68,8 @@ static int ambiguous(void)
     dl_iterate_phdr(visit, &s);
     if (s.nlt < 2 && s.nblas < 2) return 0;
     aoe_shim_log_once(&g_said_ambiguous, AOE_LOG_WARN,
-                      "more than one cuBLAS version is loaded (%s and %s): the library a call "
-                      "belongs to is not known, so every cuBLAS and cuBLASLt call passes through "
-                      "untuned",
+                      "more than one cuBLAS version is loaded (%s and %s): every cuBLAS and "
+                      "cuBLASLt call passes through untuned (each to its caller's own library)",
                       s.nlt > 1 ? s.lt[0] : s.blas[0], s.nlt > 1 ? s.lt[1] : s.blas[1]);
     return 1;
 }

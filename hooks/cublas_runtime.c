@@ -94,13 +94,65 @@ static const char *const g_names[AOE_CBF_COUNT] = {AOE_CB_WRAPPED(AOE_CB_NAME)
 #undef AOE_CB_NAME
 
 _Atomic(void *) aoe_cb_real_ptr[AOE_CBF_COUNT];
+/* The entries' own functions (aoe_cb_route_resolve): a major's callers are
+ * linked against its library, so it is loaded before they can call; an
+ * unversioned caller reaches the 13 entry, whichever is loaded. */
+_Atomic(void *) aoe_cb_route_ptr[2][AOE_CBF_COUNT];
+
+/* idx in major's library, found by soname (pinned, as every library the
+ * shim takes entry points from: real_sym.c), or NULL. Kept in
+ * aoe_cb_route_ptr when found, or, with cache_miss, as AOE_CB_NOT_LOADED. */
+static void *major_lookup(int major, int idx, int cache_miss)
+{
+    char soname[32];
+    snprintf(soname, sizeof soname, "%s.so.%d",
+             strncmp(g_names[idx], "cublasLt", 8) ? "libcublas" : "libcublasLt", major);
+    void *h = dlopen(soname, RTLD_NOLOAD | RTLD_NODELETE | RTLD_LAZY);
+    void *p = h ? aoe_real_dlsym(h, g_names[idx]) : NULL;
+    if (h) dlclose(h);
+    if (p || cache_miss)
+        atomic_store_explicit(&aoe_cb_route_ptr[major - 12][idx], p ? p : AOE_CB_NOT_LOADED,
+                              memory_order_relaxed);
+    return p;
+}
+
+/* The cuBLAS major the wrappers work with (12 or 13; 0: not yet): that of
+ * the first library a function was found in. Every later function is looked
+ * up in that major's libraries first, so the wrappers all reach one
+ * library even when another major is loaded later, globally (else a
+ * function first called then would be that one's, and its own major's
+ * callers would bypass the wrapper, or a handle the shim made with one
+ * library be destroyed by the other). */
+static atomic_int g_major;
+
+/* 12 or 13 for a function of libcublas[Lt].so.12/13, else 0. */
+static int major_of(void *p)
+{
+    Dl_info info;
+    if (!dladdr(p, &info) || !info.dli_fname) return 0;
+    const char *base = strrchr(info.dli_fname, '/');
+    base = base ? base + 1 : info.dli_fname;
+    if (strncmp(base, "libcublas", 9)) return 0;
+    const char *so = strstr(base, ".so.");
+    int m = so ? atoi(so + 4) : 0;
+    return m == 12 || m == 13 ? m : 0;
+}
 
 /* Resolved at the first call (PyTorch loads cuBLAS long after the
  * constructor); a miss is not cached, so a library loaded later is found. */
 void *aoe_cb_resolve(int idx)
 {
-    void *p = aoe_real_sym(&aoe_runtime_cublas, g_names[idx]);
-    if (p) atomic_store_explicit(&aoe_cb_real_ptr[idx], p, memory_order_relaxed);
+    int m = atomic_load_explicit(&g_major, memory_order_acquire);
+    void *p = NULL;
+    if (m) {
+        p = atomic_load_explicit(&aoe_cb_route_ptr[m - 12][idx], memory_order_relaxed);
+        if (!p || p == AOE_CB_NOT_LOADED) p = major_lookup(m, idx, 0);
+    }
+    if (!p) p = aoe_real_sym(&aoe_runtime_cublas, g_names[idx]);
+    if (!p) return NULL;
+    atomic_store_explicit(&aoe_cb_real_ptr[idx], p, memory_order_relaxed);
+    int none = 0, found = m ? 0 : major_of(p);
+    if (found) atomic_compare_exchange_strong(&g_major, &none, found);
     return p;
 }
 
@@ -116,23 +168,9 @@ static int index_of(const char *name)
     return -1;
 }
 
-/* The entries' own functions (aoe_cb_route): a major's callers are linked
- * against its library, so it is loaded before they can call; an unversioned
- * caller reaches the 13 entry, whichever is loaded. */
-_Atomic(void *) aoe_cb_route_ptr[2][AOE_CBF_COUNT];
-
 void *aoe_cb_route_resolve(int major, int idx)
 {
-    char soname[32];
-    snprintf(soname, sizeof soname, "%s.so.%d",
-             strncmp(g_names[idx], "cublasLt", 8) ? "libcublas" : "libcublasLt", major);
-    /* pinned, as every library the shim takes entry points from (real_sym.c) */
-    void *h = dlopen(soname, RTLD_NOLOAD | RTLD_NODELETE | RTLD_LAZY);
-    void *p = h ? aoe_real_dlsym(h, g_names[idx]) : NULL;
-    if (h) dlclose(h);
-    if (!p) p = AOE_CB_NOT_LOADED;
-    atomic_store_explicit(&aoe_cb_route_ptr[major - 12][idx], p, memory_order_relaxed);
-    return p;
+    return major_lookup(major, idx, 1);
 }
 
 void *aoe_cb_wrapper_for(const char *name)

@@ -19,6 +19,7 @@
 #define K 40
 
 __attribute__((visibility("default"))) int gemm_module_run(void);
+__attribute__((visibility("default"))) int gemm_module_gemmex(void);
 
 int gemm_module_run(void)
 {
@@ -66,4 +67,37 @@ int gemm_module_run(void)
     st = cublasDestroy_v2(h);
     if (st != CUBLAS_STATUS_SUCCESS) printf("gemm_module: cublasDestroy_v2 failed: %d\n", (int)st);
     return bad || st != CUBLAS_STATUS_SUCCESS;
+}
+
+/* gemm_module_gemmex(): a handle and one cublasGemmEx (f32, the same GEMM),
+ * a function gemm_module_run does not call: its host may load another
+ * cuBLAS major in between. Prints "gemm_module: gemmex ok" or the failing
+ * call; returns 0 when correct. */
+int gemm_module_gemmex(void)
+{
+    cublasHandle_t h = NULL;
+    cublasStatus_t st = cublasCreate_v2(&h);
+    float *x = calloc(M * K, sizeof *x), *w = calloc(N * K, sizeof *w),
+          *y = calloc(M * N, sizeof *y);
+    if (st != CUBLAS_STATUS_SUCCESS || !x || !w || !y) {
+        printf("gemm_module: gemmex setup failed: %d\n", (int)st);
+        return 1;
+    }
+    for (int i = 0; i < M * K; i++) x[i] = (float)((i * 3) % 7) / 7.0f;
+    for (int i = 0; i < N * K; i++) w[i] = (float)((i * 5) % 11) / 11.0f;
+    float alpha = 1, beta = 0;
+    st = cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, w, CUDA_R_32F, K, x, CUDA_R_32F,
+                      K, &beta, y, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    double worst = 0;
+    for (int i = 0; st == CUBLAS_STATUS_SUCCESS && i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double acc = 0;
+            for (int l = 0; l < K; l++) acc += (double)x[i * K + l] * w[j * K + l];
+            double err = fabs(y[i * N + j] - acc) / (1.0 + fabs(acc));
+            if (!(err <= worst)) worst = err;
+        }
+    int bad = st != CUBLAS_STATUS_SUCCESS || !(worst <= 1e-4);
+    printf("gemm_module: gemmex %s (status %d)\n", bad ? "WRONG" : "ok", (int)st);
+    free(x), free(w), free(y);
+    return bad | (cublasDestroy_v2(h) != CUBLAS_STATUS_SUCCESS);
 }

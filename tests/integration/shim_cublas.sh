@@ -276,6 +276,22 @@ syms=$(readelf --dyn-syms -W "$B/lib/libaoe_hook.so")
 grep -q ' cublasSgemm_v2@libcublas.so.12$' <<<"$syms" || fail "no versioned entry for CUDA 12 callers"
 echo "shim_cublas: two cuBLAS majors in one process: each caller reaches its own library"
 
+# The other order: the CUDA 12 module runs first (the shim works with
+# cuBLAS 12), then a CUDA 13 cuBLAS is loaded globally, then the module
+# calls cublasGemmEx for the first time. It still reaches the shim's
+# wrapper, which sees two majors and passes it to the module's library:
+# every function is looked up in the first major's libraries first. It used
+# to resolve to the 13 library, now first in the global scope, so the
+# module's call went to its own library past the wrapper, unseen.
+mkdir -p "$T/later"
+out=$(LD_LIBRARY_PATH=$B/fakecuda AOE_WORK_PATH=$T/later TUNE_BANK_PATH=$T/later/bank \
+  LD_PRELOAD="$HOOK" "$B/clients/gemm_module_host" "$B/fakecublas12/libgemm_module.so" \
+  "$FAKELIB/libcublasLt.so.13" "$FAKELIB/libcublas.so.13" 2>&1) ||
+  fail "a CUDA 13 cuBLAS loaded after the CUDA 12 module's first GEMM: $out"
+has '^gemm_module: gemmex ok (status 0)$'
+has 'more than one cuBLAS version is loaded (libcublasLt.so.12 and libcublasLt.so.13): every cuBLAS and cuBLASLt call passes through untuned'
+echo "shim_cublas: a second major loaded later: the first major's calls still reach the wrapper"
+
 # One tuner serves every program of the spool, in the environment of the one
 # that started it: here a CUDA 13 program's (the .so.13 fakes on its path).
 # It loads the CUDA 12 job's own library from the job's directory; it used to
