@@ -21,6 +21,21 @@
 __attribute__((visibility("default"))) int gemm_module_run(void);
 __attribute__((visibility("default"))) int gemm_module_gemmex(void);
 
+/* The largest relative error of y = x @ w^T against a double-precision
+ * reference (NaN counts as the largest). */
+static double worst_error(const float *x, const float *w, const float *y)
+{
+    double worst = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double acc = 0;
+            for (int l = 0; l < K; l++) acc += (double)x[i * K + l] * w[j * K + l];
+            double err = fabs(y[i * N + j] - acc) / (1.0 + fabs(acc));
+            if (!(err <= worst)) worst = err;
+        }
+    return worst;
+}
+
 int gemm_module_run(void)
 {
     /* linked to cuBLASLt too, as the real libcublas.so.12 is */
@@ -50,14 +65,7 @@ int gemm_module_run(void)
     float alpha = 1, beta = 0;
     /* y = x @ w^T, row-major as PyTorch and CuPy see it */
     st = cublasSgemm_v2(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, w, K, x, K, &beta, y, N);
-    double worst = 0;
-    for (int i = 0; st == CUBLAS_STATUS_SUCCESS && i < M; i++)
-        for (int j = 0; j < N; j++) {
-            double acc = 0;
-            for (int l = 0; l < K; l++) acc += (double)x[i * K + l] * w[j * K + l];
-            double err = fabs(y[i * N + j] - acc) / (1.0 + fabs(acc));
-            if (!(err <= worst)) worst = err;
-        }
+    double worst = st == CUBLAS_STATUS_SUCCESS ? worst_error(x, w, y) : 0;
     int bad = st != CUBLAS_STATUS_SUCCESS || !(worst <= 1e-4);
     if (st != CUBLAS_STATUS_SUCCESS)
         printf("gemm_module: cublasSgemm_v2 failed: %d\n", (int)st);
@@ -88,14 +96,7 @@ int gemm_module_gemmex(void)
     float alpha = 1, beta = 0;
     st = cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, w, CUDA_R_32F, K, x, CUDA_R_32F,
                       K, &beta, y, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-    double worst = 0;
-    for (int i = 0; st == CUBLAS_STATUS_SUCCESS && i < M; i++)
-        for (int j = 0; j < N; j++) {
-            double acc = 0;
-            for (int l = 0; l < K; l++) acc += (double)x[i * K + l] * w[j * K + l];
-            double err = fabs(y[i * N + j] - acc) / (1.0 + fabs(acc));
-            if (!(err <= worst)) worst = err;
-        }
+    double worst = st == CUBLAS_STATUS_SUCCESS ? worst_error(x, w, y) : 0;
     int bad = st != CUBLAS_STATUS_SUCCESS || !(worst <= 1e-4);
     printf("gemm_module: gemmex %s (status %d)\n", bad ? "WRONG" : "ok", (int)st);
     free(x), free(w), free(y);
