@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,11 +230,16 @@ static char *g_first;
 static size_t g_first_size;
 /* ... and its program, held (probe shim) while the shim forgets it. */
 static const void *g_held;
+/* Thread 0's first program is the oldest: the others start once it is
+ * tracked (else on a busy machine thread 0 may start after the others made
+ * more programs than the shim drops, and its first would still be there). */
+static _Atomic int g_first_done;
 
 static void *compile_many(void *arg)
 {
     int t = (int)(intptr_t)arg;
-    for (int i = 0; i < g_programs; i++) {
+    while (t && !g_first_done) sched_yield();
+    for (int i = 0; i < g_programs; i++, g_first_done = 1) {
         char src[256], name[64], def[64], want[96];
         int seed = t * g_programs + i;
         snprintf(src, sizeof src,
@@ -273,6 +279,7 @@ static void *compile_many(void *arg)
         free(img);
         N.nvrtcDestroyProgram(&p);
     }
+    g_first_done = 1; /* also with no program at all */
     return NULL;
 }
 
