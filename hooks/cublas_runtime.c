@@ -23,7 +23,7 @@
  * started it. Only a directory the tuner accepts (yours or root's, nobody
  * else can write it or rename it away); else the tuner searches by name.
  * Worked out once: one cuBLAS tuned per process (with a second, GEMMs pass
- * through, each caller to its own library: aoe_cb_route). */
+ * through, each caller to its own library: AOE_CB_ENTRIES). */
 static atomic_int g_dir_state; /* 0: not yet, 1: g_dir, -1: none, 2: being written */
 static char g_dir[PATH_MAX];
 

@@ -1,11 +1,11 @@
 #include "hooks/cuda_fingerprint.h"
 
 #include "core/log.h"
+#include "jobs/job_device.h"
 #include "store/fingerprint.h"
 #include "store/record.h"
 
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,8 +60,7 @@ const char *aoe_cuda_fingerprint(const aoe_cuda_queries *q, const char **why)
         g_devices[g_ndevices].dev = dev;
         g_devices[g_ndevices].uuid[0] = 0;
         if (q->device_uuid && q->device_uuid(&u, dev) == CUDA_SUCCESS)
-            for (int i = 0; i < 16; i++)
-                snprintf(g_devices[g_ndevices].uuid + 2 * i, 3, "%02x", (unsigned char)u.bytes[i]);
+            aoe_job_uuid_hex(u.bytes, g_devices[g_ndevices].uuid);
         g_devices[g_ndevices++].fp = fp;
         AOE_DEBUG("CUDA device %d: %s", (int)dev, fp);
     }

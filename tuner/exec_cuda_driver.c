@@ -2,6 +2,7 @@
  * shared by the GEMM and the kernel executors. */
 #include "tuner/exec_cuda_driver.h"
 #include "core/log.h"
+#include "jobs/job_device.h"
 #include "store/fingerprint.h"
 #include "store/record.h"
 
@@ -68,19 +69,12 @@ static aoe_exec_status fail(const aoe_cuda_driver *d, const char *what, CUresult
  * GPUs names this machine's GPUs. */
 static int same_boot(const char *job_boot)
 {
-    char b[64] = "";
-    FILE *f = job_boot ? fopen("/proc/sys/kernel/random/boot_id", "re") : NULL;
-    if (!f) return 0;
-    int ok = fgets(b, sizeof b, f) != NULL;
-    fclose(f);
-    b[strcspn(b, "\n")] = 0;
-    return ok && b[0] && !strcmp(b, job_boot);
+    char b[64];
+    return job_boot && !aoe_job_boot_id(b) && !strcmp(b, job_boot);
 }
 
 void aoe_cuda_job_device(const aoe_job *job, char uuid[33])
 {
-    /* Only these: a job never sets anything else in the environment. */
-    static const char *const vars[] = {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"};
     uuid[0] = 0;
     cJSON *ex = job->runtime_extra ? cJSON_Parse(job->runtime_extra) : NULL;
     const cJSON *dev = cJSON_GetObjectItemCaseSensitive(ex, "device");
@@ -92,12 +86,13 @@ void aoe_cuda_job_device(const aoe_job *job, char uuid[33])
         memcpy(uuid, u->valuestring, 33);
     if (job->settings.present && cJSON_IsObject(env) &&
         same_boot(cJSON_IsString(boot) ? boot->valuestring : NULL))
-        for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-            const cJSON *v = cJSON_GetObjectItemCaseSensitive(env, vars[i]);
+        for (int i = 0; i < AOE_JOB_VIEW_VARS; i++) { /* only these: nothing else from a job */
+            const char *var = aoe_job_view_vars[i];
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(env, var);
             if (cJSON_IsString(v) && strlen(v->valuestring) <= 4096)
-                setenv(vars[i], v->valuestring, 1);
+                setenv(var, v->valuestring, 1);
             else if (!v)
-                unsetenv(vars[i]);
+                unsetenv(var);
         }
     cJSON_Delete(ex);
 }
@@ -136,7 +131,7 @@ aoe_exec_status aoe_cuda_device_open(aoe_cuda_driver *d, const char *fingerprint
         CUuuid u;
         char hex[33];
         if (!uuid || !uuid[0] || !get_uuid || get_uuid(&u, dev) != CUDA_SUCCESS) break;
-        for (int b = 0; b < 16; b++) snprintf(hex + 2 * b, 3, "%02x", (unsigned char)u.bytes[b]);
+        aoe_job_uuid_hex(u.bytes, hex);
         if ((own = !strcmp(hex, uuid))) {
             out->dev = dev, out->cc_major = major, out->cc_minor = minor;
             break;
