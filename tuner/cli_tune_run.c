@@ -37,13 +37,14 @@ static int same_dir(const char *a, const char *b)
 /* Where a job's result goes. A spool job names the bank of the program that
  * queued it: one tuner serves every program of a spool, and programs that
  * share AOE_WORK_PATH may each have their own TUNE_BANK_PATH. --bank, job
- * files and jobs that name no bank use the tuner's own. NULL with err when
- * the job's bank cannot be opened (the same checks as any bank's). */
+ * files (their settings are dropped when read) and jobs that name no bank
+ * use the tuner's own. NULL with err when the job's bank cannot be opened
+ * (the same checks as any bank's). */
 static aoe_bank *bank_for(run_ctx *x, const aoe_job *job, char *err, size_t errlen)
 {
     aoe_tune_cli *c = x->c;
     aoe_bank *own = c->bank_handle;
-    if (!own || !c->spool || c->bank || !job->settings.bank) return own;
+    if (!own || c->bank || !job->settings.present || !job->settings.bank) return own;
     if (same_dir(job->settings.bank, aoe_bank_path(own))) return own;
     if (x->job_bank && same_dir(job->settings.bank, x->job_bank_path)) return x->job_bank;
     if (x->job_bank) aoe_bank_close(x->job_bank);
@@ -80,8 +81,8 @@ static void options_for(run_ctx *x, const aoe_job *job, unsigned attempt, aoe_ba
     const aoe_config *cfg = c->cfg;
     memset(o, 0, sizeof *o);
     /* A spool job's own program's settings (the tuner may have been started
-     * by another program); a job file's are the caller's. */
-    const aoe_job_settings *js = c->spool && job->settings.present ? &job->settings : NULL;
+     * by another program); a job file's are dropped when read (the caller's). */
+    const aoe_job_settings *js = job->settings.present ? &job->settings : NULL;
     o->strategy = c->strategy;
     o->max_evals = c->max_evals          ? c->max_evals
                    : js && js->max_evals ? js->max_evals
